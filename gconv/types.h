@@ -17,7 +17,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 /* GCONV_HD marks functions usable on host and device when a GPU compiler reads the file. */
 #if defined(__HIPCC__) || defined(__CUDACC__)
@@ -44,24 +43,18 @@ static inline const char *gconv_dtype_name(gconv_dtype t)
 
 static inline GCONV_HD uint32_t gconv_impl_f32_bits(float f)
 {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-    return __float_as_uint(f);
-#else
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-#endif
+    /* union punning: defined in C11, and supported by hipcc and nvcc in device code, where
+     * memcpy is not available on every platform */
+    union { float f; uint32_t u; } v;
+    v.f = f;
+    return v.u;
 }
 
 static inline GCONV_HD float gconv_impl_f32_from_bits(uint32_t u)
 {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-    return __uint_as_float(u);
-#else
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-#endif
+    union { float f; uint32_t u; } v;
+    v.u = u;
+    return v.f;
 }
 
 /* fp16 (1 sign, 5 exponent bits with bias 15, 10 mantissa bits) to float: exact. */
