@@ -72,6 +72,19 @@ typedef cudaFuncAttribute hipFuncAttribute;
 #define hipLaunchKernelGGL(kernel, grid, block, shmem, stream, ...)                              \
     kernel<<<(grid), (block), (shmem), (stream)>>>(__VA_ARGS__)
 
+/* graphs (the benchmark replays launches from a captured graph) and version queries */
+typedef cudaGraph_t hipGraph_t;
+typedef cudaGraphExec_t hipGraphExec_t;
+#define hipStreamCaptureModeRelaxed cudaStreamCaptureModeRelaxed
+#define hipStreamBeginCapture cudaStreamBeginCapture
+#define hipStreamEndCapture cudaStreamEndCapture
+#define hipGraphInstantiateWithFlags cudaGraphInstantiateWithFlags
+#define hipGraphLaunch cudaGraphLaunch
+#define hipGraphExecDestroy cudaGraphExecDestroy
+#define hipGraphDestroy cudaGraphDestroy
+#define hipDriverGetVersion cudaDriverGetVersion
+#define hipRuntimeGetVersion cudaRuntimeGetVersion
+
 #else
 #define GCONV_PLATFORM_HIP 1
 #include <hip/hip_runtime.h>
