@@ -57,5 +57,6 @@
 #include "gconv/device.h"
 
 /* the operations, one header each (add a line as each lands) */
+#include "gconv/fwd.h"
 
 #endif /* GCONV_UMBRELLA_H */
