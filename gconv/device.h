@@ -99,6 +99,10 @@ static __device__ __forceinline__ float gconv_impl_dev_load(gconv_dtype t, const
     return ((const float *)p)[i];
 }
 
+/* The epilogue function type: gconv_impl_epilogue_apply or a user op (same signature). */
+typedef float (*gconv_impl_epi_fn)(const gconv_epilogue *, gconv_dtype, float, int, int, int,
+                                   int, int, int);
+
 /* The built-in epilogue y = act(alpha*acc + sum beta_i * D_i) for the output element at
  * logical position (g, n, k, d, h, w); D tensors have element type t. */
 static __device__ __forceinline__ float gconv_impl_epilogue_apply(const gconv_epilogue *e,

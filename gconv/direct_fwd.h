@@ -121,9 +121,6 @@ typedef enum gconv_impl_direct_path {
  * one at a time (the scalar depthwise variant). Each comes plain (no D tensors) and general. */
 enum { GCONV_IMPL_FC_C1 = 0, GCONV_IMPL_FC_C1S, GCONV_IMPL_FC_C4, GCONV_IMPL_FC_COUNT };
 
-typedef float (*gconv_impl_epi_fn)(const gconv_epilogue *, gconv_dtype, float, int, int, int,
-                                   int, int, int);
-
 /* Groups per thread in FEWC: as many as make 16 bytes of input channels (1 when C*size >= 16
  * or when the scalar variant is asked for). */
 static inline GCONV_HD int gconv_impl_fc_gv(int C, int es, int scalar)
@@ -1215,7 +1212,7 @@ static inline int gconv_impl_plan_dw3_ex(const gconv_problem *p, int es, const v
                                          int threads_per_sm, gconv_impl_direct_plan *pl)
 {
     const int vec = 16 / es;
-    const int s = p->stride[GCONV_H];
+    const int s = p->stride[GCONV_AXIS_H];
     int Ho, Wo, sm, i;
     long long nd, base, target, chunks;
     gconv_impl_dw_params *d = &pl->dw;
@@ -1285,7 +1282,7 @@ static inline int gconv_impl_plan_dw3(const gconv_problem *p, int es, const void
                                       const void *wei, const void *out,
                                       const gconv_epilogue *epi, gconv_impl_direct_plan *pl)
 {
-    const int tw = p->stride[GCONV_H] == 1 ? GCONV_DIRECT_DW_TW1 : GCONV_DIRECT_DW_TW2;
+    const int tw = p->stride[GCONV_AXIS_H] == 1 ? GCONV_DIRECT_DW_TW1 : GCONV_DIRECT_DW_TW2;
     return gconv_impl_plan_dw3_ex(p, es, in, wei, out, epi, tw, GCONV_DIRECT_DW_PD,
                                   GCONV_DIRECT_DW_THREADS_PER_SM, pl);
 }

@@ -107,10 +107,6 @@ typedef struct gconv_impl_tile {
 /* Padding (floats) of each staged C row: keeps the fragment stores of mma.sync conflict free. */
 #define GCONV_IMPL_CPAD 8
 
-/* The epilogue function type: gconv_impl_epilogue_apply or a user op (same signature). */
-typedef float (*gconv_impl_epi_fn)(const gconv_epilogue *, gconv_dtype, float, int, int, int,
-                                   int, int, int);
-
 /* ---- target choices -------------------------------------------------------------------- */
 
 #define GCONV_IMPL_MATH_FMA 0

@@ -28,6 +28,7 @@ typedef cudaStream_t hipStream_t;
 typedef cudaEvent_t hipEvent_t;
 typedef cudaDeviceProp hipDeviceProp_t;
 typedef cudaFuncAttribute hipFuncAttribute;
+typedef cudaDeviceAttr hipDeviceAttribute_t;
 
 #define hipSuccess cudaSuccess
 #define hipErrorNoDevice cudaErrorNoDevice
@@ -114,26 +115,25 @@ typedef cudaGraphExec_t hipGraphExec_t;
 
 /* ---- run-time device queries -------------------------------------------------------------- */
 
+/* An integer attribute of the current device, 0 if it cannot be asked. */
+static inline int gconv_impl_device_attr(hipDeviceAttribute_t attr)
+{
+    int dev = 0, n = 0;
+    if (hipGetDevice(&dev) != hipSuccess || hipDeviceGetAttribute(&n, attr, dev) != hipSuccess)
+        return 0;
+    return n;
+}
+
 /* Multiprocessors / compute units of the current device, 0 if it cannot be asked. */
 static inline int gconv_device_sm_count(void)
 {
-    int dev = 0, n = 0;
-    if (hipGetDevice(&dev) != hipSuccess)
-        return 0;
-    if (hipDeviceGetAttribute(&n, hipDeviceAttributeMultiprocessorCount, dev) != hipSuccess)
-        return 0;
-    return n;
+    return gconv_impl_device_attr(hipDeviceAttributeMultiprocessorCount);
 }
 
 /* Threads per warp / wavefront of the current device, 0 if it cannot be asked. */
 static inline int gconv_device_wave_size(void)
 {
-    int dev = 0, n = 0;
-    if (hipGetDevice(&dev) != hipSuccess)
-        return 0;
-    if (hipDeviceGetAttribute(&n, hipDeviceAttributeWarpSize, dev) != hipSuccess)
-        return 0;
-    return n;
+    return gconv_impl_device_attr(hipDeviceAttributeWarpSize);
 }
 
 #endif /* GCONV_PLATFORM_H */

@@ -152,7 +152,8 @@ static inline const char *gconv_layout_name(gconv_layout l)
 
 /* ---- the problem ------------------------------------------------------------------------- */
 
-enum { GCONV_D = 0, GCONV_H = 1, GCONV_W = 2 };
+/* Slots of the spatial arrays: p->in[GCONV_AXIS_H] is the input height. */
+enum { GCONV_AXIS_D = 0, GCONV_AXIS_H = 1, GCONV_AXIS_W = 2 };
 
 typedef struct gconv_problem {
     int ndim;          /* 1, 2 or 3 */
