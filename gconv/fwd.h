@@ -14,9 +14,11 @@
  * GCONV_GKYXC / GCONV_GKCYX; the 2D name stands for its 1D / 2D / 3D family):
  *   GCONV_FWD(name, T, ACT_FAMILY, WEI_FAMILY)
  *       picks the algorithm by shape at run time, in this order:
- *       1. the direct kernels of gconv/direct_fwd.h where its _direct_fits says so (depthwise);
- *       2. its FEWC kernel for C = K = 4 in NHWGC (when it accepts the problem);
- *       3. (only with GCONV_FWD_HALO defined to 1) the halo-tile kernel of gconv/igemm_halo.h;
+ *       1. (CUDA; unless GCONV_FWD_HALO is defined to 0) the halo-tile tensor-core kernel of
+ *          gconv/igemm_halo.h for few channels per group: NHWGC / GKYXC, fp16 / bf16, 1D / 2D,
+ *          stride 1, C in {8, 16, 32}, K even and at most 32;
+ *       2. the direct kernels of gconv/direct_fwd.h where its _direct_fits says so (depthwise);
+ *       3. its FEWC kernel for C = K = 4 in NHWGC (when it accepts the problem);
  *       4. the implicit GEMM of gconv/igemm.h: with 16-byte gathers (NHWGC / GNHWC + GKYXC, C a
  *          multiple of the vector, aligned pointers) the tile is chosen among 128x128, 128x64,
  *          64x64, 128x32, 128x16 by a wave-quantisation cost model over M = N * output pixels,
@@ -827,15 +829,15 @@ static inline int gconv_impl_fwd_pick(int64_t M, int N, int G, int sms)
 #endif
 #define GCONV_IMPL_HAS_TF32(T) GCONV_IMPL_AND(GCONV_IMPL_ISF32(T), GCONV_IMPL_FWD_TF32)
 
-/* GCONV_FWD_HALO (default 0): let GCONV_FWD take the halo-tile kernel of gconv/igemm_halo.h
- * for C in {8, 16, 32, 64}. It is correct but measured slower than the implicit GEMM on H100
- * (bench/NOTES.md), so it is off until it is tuned. */
+/* GCONV_FWD_HALO (default 1): let GCONV_FWD take the halo-tile tensor-core kernel of
+ * gconv/igemm_halo.h for few channels per group (C in {8, 16, 32}, K even and <= 32, stride 1,
+ * NHWGC fp16 / bf16); define it to 0 to send those problems to the implicit GEMM. */
 #ifndef GCONV_FWD_HALO
-#define GCONV_FWD_HALO 0
+#define GCONV_FWD_HALO 1
 #endif
 #if GCONV_FWD_HALO
 #define GCONV_IMPL_FWD_HALO_KERNEL(name, T, EPI_FN)                                              \
-    static __global__ void __launch_bounds__(GCONV_IMPL_HALO_THREADS)                            \
+    static __global__ void __launch_bounds__(GCONV_IMPL_HALO_THREADS, GCONV_IMPL_HALO_MIN_BLOCKS)   \
         name##_halo(gconv_impl_halo_params P)                                                    \
     {                                                                                            \
         gconv_impl_halo_body(&P, T, EPI_FN);                                                     \
@@ -919,7 +921,7 @@ static inline gconv_status gconv_impl_fwd_smem_attr(const void *k, int bytes, un
     do {                                                                                         \
         static unsigned gconv_impl_done_ = 0;                                                    \
         const int smem_ = gconv_impl_halo_smem(&(H));                                            \
-        const int64_t blocks_ = (int64_t)(p)->N * (H).bh * (H).bw * (H).bg;                      \
+        const int64_t blocks_ = gconv_impl_halo_blocks(p, &(H));                                 \
         hipError_t e_;                                                                           \
         /* the size varies per problem: raise the limit once to the most any plan uses */       \
         if (gconv_impl_fwd_smem_attr((const void *)k, GCONV_IMPL_HALO_SMEM_LIMIT,               \
@@ -1041,8 +1043,8 @@ static inline int gconv_impl_fwd_kind(const gconv_problem *p, const gconv_impl_f
             return s_;                                                                           \
         if (why_ && len_)                                                                        \
             why_[0] = '\0';                                                                      \
-        GCONV_IMPL_FWD_TRY_DIRECT(name, p, a, stream)                                            \
         GCONV_IMPL_FWD_TRY_HALO(name, T, p, a, stream, why_, len_)                               \
+        GCONV_IMPL_FWD_TRY_DIRECT(name, p, a, stream)                                            \
         gconv_impl_fwd_fill(p, a, &P);                                                           \
         vec_ok_ = GCONV_IMPL_BOTHVEC(ACT, WEI) &&                                                \
                   p->C % (16 / (int)gconv_dtype_size(T)) == 0 &&                                 \

@@ -552,7 +552,7 @@ static void gt_random_problem(gt_rng *r, gconv_problem *p, double max_macs)
         int nd = gt_rng_int(r, 0, 99), kind = gt_rng_int(r, 0, 99);
         int ndim = nd < 30 ? 1 : nd < 75 ? 2 : 3;
         int G, C, K, N, i;
-        int in[3], f[3], s[3], dl[3], pl[3], ph[3];
+        int in[3], f[3], s[3], dl[3], pl[3], ph[3], halo = 0;
         if (kind < 20) { /* dense */
             G = 1, C = gt_rand_channels(r), K = gt_rand_channels(r);
         } else if (kind < 45) { /* a few groups */
@@ -564,17 +564,19 @@ static void gt_random_problem(gt_rng *r, gconv_problem *p, double max_macs)
             if (gt_rng_int(r, 0, 1))
                 G = 8 * gt_rng_int(r, 1, 5); /* vector-friendly group counts */
         } else if (kind < 90) {
-            /* the tensor-core halo kernel's shapes: C in {8, 16, 32, 64}, K a multiple of 8
-             * with (64 / C) * K <= 128 and K <= 64 (other shapes near them too) */
-            static const int cs[4] = {8, 16, 32, 64};
-            int gb, kmax;
-            C = cs[gt_rng_int(r, 0, 3)];
-            gb = 64 / C;
-            kmax = 128 / gb < 64 ? 128 / gb : 64;
-            K = 8 * gt_rng_int(r, 1, kmax / 8);
+            /* the tensor-core halo kernel's shapes (C in {8, 16, 32}, K even and at most 32,
+             * stride 1: forced below for most of them) and their neighbours, which must fall
+             * back (C 2, 4, 64 or not a power of two, odd K, K over 32) */
+            static const int cs[6] = {2, 4, 8, 16, 32, 64};
+            C = cs[gt_rng_int(r, 0, 5)];
+            K = 2 * gt_rng_int(r, 1, 16);
             if (gt_rng_int(r, 0, 5) == 0)
-                K += gt_rng_int(r, 1, 7); /* just off: must fall back */
-            G = gt_rng_int(r, 0, 1) ? gb * gt_rng_int(r, 1, 4) : gt_rng_int(r, 1, 9);
+                K += gt_rng_int(r, 0, 1) ? 1 : 32;
+            if (gt_rng_int(r, 0, 7) == 0)
+                C += 1;
+            G = gt_rng_int(r, 0, 1) ? (64 / cs[gt_rng_int(r, 0, 5)]) * gt_rng_int(r, 1, 3)
+                                    : gt_rng_int(r, 1, 9);
+            halo = gt_rng_int(r, 0, 3) != 0;
         } else { /* many groups with few channels */
             G = gt_rng_int(r, 2, 40), C = gt_rng_int(r, 1, 8), K = gt_rng_int(r, 1, 8);
         }
@@ -582,7 +584,7 @@ static void gt_random_problem(gt_rng *r, gconv_problem *p, double max_macs)
         for (i = 0; i < ndim; i++) {
             int maxf = ndim == 3 ? 3 : 5, span, extra = ndim == 1 ? 100 : ndim == 2 ? 24 : 9;
             f[i] = gt_rng_int(r, 0, 4) ? gt_rng_int(r, 1, maxf) : 1;
-            s[i] = gt_rng_int(r, 1, 3);
+            s[i] = halo ? 1 : gt_rng_int(r, 1, 3);
             dl[i] = gt_rng_int(r, 0, 1) ? 1 : gt_rng_int(r, 2, 3);
             pl[i] = gt_rng_int(r, 0, 2);
             ph[i] = gt_rng_int(r, 0, 2);
@@ -761,6 +763,18 @@ static const gt_edge gt_edges[] = {
      {0, 1, 1}, {0, 1, 1}},
     {"more tiles than one wave", 2, 64, 3, 16, 16, {1, 16, 16}, {1, 3, 3}, {1, 1, 1},
      {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    /* the halo tensor-core kernel: ResNeXt-like layers (several row bands, group chunks with
+     * a partial last chunk, K below 8) */
+    {"ResNeXt-like C = K = 4, 56x56", 2, 32, 1, 4, 4, {1, 56, 56}, {1, 3, 3}, {1, 1, 1},
+     {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"ResNeXt-like C = K = 8, 28x28, G 24", 2, 24, 2, 8, 8, {1, 28, 28}, {1, 3, 3}, {1, 1, 1},
+     {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"ResNeXt-like C = K = 16, 14x14, G 6", 2, 6, 2, 16, 16, {1, 14, 14}, {1, 3, 3},
+     {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"ResNeXt-like C = K = 32, 7x7", 2, 5, 3, 32, 32, {1, 7, 7}, {1, 3, 3}, {1, 1, 1},
+     {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"C 8 K 2, 5x5 dilated, wide", 2, 16, 1, 8, 2, {1, 9, 70}, {1, 5, 5}, {1, 1, 1},
+     {1, 2, 1}, {0, 3, 0}, {0, 1, 4}},
 };
 
 static void gt_edge_problem(const gt_edge *e, gconv_problem *p)
