@@ -1,0 +1,1543 @@
+/* gconv/bwd_weight.h: the backward-weight grouped convolution,
+ *     d_wei[g] = alpha * correlation(in[g], d_out[g]) + beta * d_wei_old[g]   for every group g.
+ *
+ * Usage:
+ *     GCONV_BWD_WEIGHT(bww_f16, GCONV_F16, GCONV_NHWGC, GCONV_GKYXC)      at file scope, once
+ *
+ *     gconv_bwd_weight_args a;
+ *     memset(&a, 0, sizeof a);
+ *     a.in = x; a.d_out = dy; a.d_wei = dw;      device pointers, in the problem's layouts
+ *     a.alpha = 1.0f; a.beta = 0.0f;             d_wei = alpha*acc + beta*d_wei (beta 0: d_wei
+ *                                                is never read)
+ *     a.split_k = 0;                             0: automatic; n: split N*output pixels n ways
+ *     a.deterministic = 1;                       bit-identical results run to run
+ *     a.algo = 0;                                0: automatic (GCONV_BWD_WEIGHT_ALGO_*)
+ *     a.workspace_size = bww_f16_workspace_size(&p, &a);
+ *     a.workspace = ws;                          device memory of at least that many bytes
+ *     gconv_status s = bww_f16(&p, &a, stream);  asynchronous; never synchronises
+ *
+ * Instantiations (ACT_FAMILY one of GCONV_NHWGC / GCONV_GNHWC / GCONV_NGCHW for both the input
+ * and the output gradient, WEI_FAMILY GCONV_GKYXC / GCONV_GKCYX for the weight gradient; one
+ * instantiation serves 1D, 2D and 3D problems of those families):
+ *   GCONV_BWD_WEIGHT(name, T, ACT_FAMILY, WEI_FAMILY)
+ *       inputs and weight gradient of type T; algorithm picked by shape at run time (or
+ *       forced with a->algo, GCONV_BWD_WEIGHT_ALGO_GEMM / _DIRECT):
+ *       1. depthwise (C = K = 1), NHWGC, G a multiple of the 16-byte vector, 16-byte aligned
+ *          in / d_out: the direct kernel (DW below);
+ *       2. C, K <= 8 per group, NHWGC: the few-channel direct kernels (FEWC / FEWC4T below);
+ *       3. otherwise the implicit GEMM (GEMM below), tile 128x128x32 (K and C*taps >= 96) or
+ *          64x64x32, with vector gathers where the channels allow them.
+ *   GCONV_BWD_WEIGHT_OUT(name, T, TOUT, ACT_FAMILY, WEI_FAMILY)
+ *       as above with a weight gradient of type TOUT (e.g. GCONV_BF16 inputs, GCONV_F32
+ *       gradient: the fp32 master-weight case of mixed-precision training).
+ *   GCONV_BWD_WEIGHT_TILED(name, T, ACT_FAMILY, WEI_FAMILY, TILE)
+ *       implicit GEMM only, with the pinned tile TILE (a GCONV_TILE_* macro of gconv/igemm.h);
+ *       a->algo is ignored.
+ * Each defines
+ *   int    name_supports(const gconv_problem *p, char *why, size_t len);   1, or 0 + reason
+ *   size_t name_workspace_size(const gconv_problem *p, const gconv_bwd_weight_args *a);
+ *          bytes of workspace a launch with a's split_k and deterministic fields needs (0: none;
+ *          pointers in a are not looked at). a == NULL: enough for any split_k = 0 launch in
+ *          either reduction mode.
+ *   gconv_status name(const gconv_problem *p, const gconv_bwd_weight_args *a, hipStream_t s);
+ *
+ * The computation, per group g, as a GEMM: rows m = k (K of them), columns j = tap*C + c
+ * (C * filter taps, the flat GKYXC order inside one (g, k)), reduction over
+ * r = ((n*OD + od)*OH + oh)*OW + ow (N * output pixels):
+ *     d_wei[g][k][j] = sum_r d_out[g][r][k] * in[g][n(r)][c(j)][o(r)*stride + tap(j)*dil - pad].
+ *
+ * Split-K. The reduction is cut into S contiguous ranges ("splits"), each summed by its own
+ * blocks in fp32. S = 1: blocks apply the epilogue and store d_wei directly (no workspace).
+ * S > 1: fast mode (deterministic = 0) adds each block's fp32 partial with atomics into an fp32
+ * workspace of G*K*C*taps floats (zeroed first by the launcher with hipMemsetAsync), then a
+ * finalize kernel applies alpha / beta and converts to TOUT (the depthwise DW kernel uses the
+ * slabs below in fast mode too: measured faster with its hundreds of splits). Deterministic mode stores each
+ * split's partial in a slab of its own (S slabs of G*K*C*taps floats) and the finalize kernel
+ * sums the slabs in split order: no atomics, bit-identical results run to run. Partials are
+ * always fp32, whatever T. split_k = 0 picks S from the work per split and the device's
+ * compute-unit count (gconv_device_sm_count); split_k = n > 0 asks for n splits (it is lowered
+ * to the number of reduction tiles when it exceeds it). split_k < 0 or > GCONV_BWD_WEIGHT_MAX_SPLIT:
+ * GCONV_ERR_ARGUMENT.
+ *
+ * Kernels:
+ *   GEMM  implicit GEMM on the engine of gconv/igemm.h (mma.sync for fp16 / bf16 on NVIDIA
+ *         sm_80+, MFMA on gfx908 / 90a / 940, FMA for fp32 and gfx1030). Both operands are
+ *         transposing gathers (the reduction runs over pixels, which no layout keeps
+ *         contiguous next to the GEMM's M / N index), register-staged. Element-wise form (any
+ *         layout): a thread loads E consecutive pixels of one row (one k of d_out or one
+ *         (c, tap) of in) per stage. Vector form (NHWGC / GNHWC, C and / or K a multiple of the
+ *         16-byte vector, 16-byte aligned pointers): a thread loads 16-byte channel vectors at
+ *         one pixel and scatters their elements down a column of the shared-memory tile.
+ *         Any stride, dilation, asymmetric pads.
+ *   DW    depthwise direct kernel: a thread owns 16 bytes of channels (8 fp16 / bf16, 4 fp32)
+ *         and up to 9 taps of them in fp32 registers; each thread walks a contiguous run of
+ *         its split's N*output pixels reading each d_out vector once and the taps' input
+ *         vectors (L1 hits for neighbouring taps); the block reduces its threads in shared
+ *         memory and emits one partial per split. Filters over 9 taps take several blocks along a tap-chunk axis.
+ *   FEWC  few-channel direct kernel (C, K <= 8 per group by default, any with ALGO_DIRECT;
+ *         NHWGC, any filter / stride / dilation): a thread owns one group, one tap and a chunk
+ *         of 4x4 or 8x8 (k, c) outputs; per pixel it reads the chunk's d_out values and input
+ *         values (vector loads when C, K allow) and adds their outer product into fp32
+ *         registers. FEWC4T: C, K <= 4 and at most 9 taps: a thread owns all taps of its group
+ *         (144 accumulators), so the pixel walk and d_out load are shared by the taps.
+ *   Block reductions (DW, FEWC) sum the threads' partials in shared memory in a fixed order,
+ *   so a split's partial is the same bits on every run.
+ *
+ * Layouts: the problem's input and output layouts must both be members of ACT_FAMILY and its
+ * weight layout a member of WEI_FAMILY (DEFAULT counts as NHWGC / GKYXC): else GCONV_ERR_LAYOUT.
+ * Alignment: in and d_out aligned to their T elements, d_wei to its TOUT elements, workspace to
+ * 4 bytes (GCONV_ERR_ALIGNMENT); the vector kernels are used only where 16-byte alignment
+ * holds. Index width: offsets are 64-bit in every kernel, so tensors over 2 GB work.
+ *
+ * Precision: fp32 accumulation everywhere; fp32 inputs use FMA (no tf32).
+ */
+#ifndef GCONV_BWD_WEIGHT_H
+#define GCONV_BWD_WEIGHT_H
+
+#include "device.h"
+#include "epilogue.h"
+#include "igemm.h"
+#include "layout.h"
+#include "problem.h"
+
+#define GCONV_BWD_WEIGHT_MAX_SPLIT 4096
+
+/* gconv_bwd_weight_args.algo: which kernel family runs (default instantiations). */
+#define GCONV_BWD_WEIGHT_ALGO_AUTO 0   /* by shape (see the header comment) */
+#define GCONV_BWD_WEIGHT_ALGO_GEMM 1   /* the implicit GEMM */
+#define GCONV_BWD_WEIGHT_ALGO_DIRECT 2 /* DW or FEWC (NHWGC only, else GCONV_ERR_UNSUPPORTED) */
+
+typedef struct gconv_bwd_weight_args {
+    const void *in;      /* device pointers, in the problem's layouts */
+    const void *d_out;
+    void *d_wei;
+    float alpha, beta;   /* d_wei = alpha * acc + beta * d_wei_old; beta 0: d_wei is not read */
+    int split_k;         /* 0: automatic; n > 0: n splits of N * output pixels */
+    int deterministic;   /* 1: two-stage reduction, bit-identical run to run */
+    int algo;            /* GCONV_BWD_WEIGHT_ALGO_*; 0 = automatic */
+    void *workspace;     /* if name_workspace_size > 0 */
+    size_t workspace_size;
+    char *why;           /* optional: reason of a refusal */
+    size_t why_len;
+} gconv_bwd_weight_args;
+
+/* ---- kernel parameters ----------------------------------------------------------------------- */
+
+#define GCONV_IMPL_BWW_DIRECT 0 /* mode: S = 1, blocks store d_wei with the epilogue */
+#define GCONV_IMPL_BWW_ATOMIC 1 /* fp32 atomics into ws, then finalize */
+#define GCONV_IMPL_BWW_SLABS 2  /* one ws slab per split, then finalize sums them in order */
+
+#define GCONV_IMPL_BWW_PATH_GEMM 0
+#define GCONV_IMPL_BWW_PATH_DW 1
+#define GCONV_IMPL_BWW_PATH_FEWC 2
+
+#define GCONV_IMPL_BWW_DW_TAPS 9   /* taps per DW block */
+
+typedef struct gconv_impl_bww_params {
+    const void *in;
+    const void *dout;
+    void *dwei;
+    float *ws;
+    float alpha, beta;
+    gconv_dtype tin, tout;
+    int G, C, K, Ncol, taps; /* Ncol = C * taps */
+    int in_sp[3], out_sp[3], flt[3], str[3], dil[3], pad[3];
+    int64_t R;     /* reduction length N * output pixels */
+    int64_t chunk; /* reduction elements per split */
+    int64_t total; /* G * K * Ncol: elements of d_wei */
+    int splits, mode;
+    int fl;          /* finalize: lanes per element (1 or 32) */
+    int mt, nt, ktc; /* GEMM: tiles along K and Ncol, k-tiles per split */
+    int cl, cb, tchunks; /* DW: channel lanes per block, channel blocks, tap chunks */
+    int fk, fc, fchunks;  /* FEWC: k and c per thread chunk, chunks per group */
+    int fvec;             /* FEWC: vector loads (C % fc == K % fk == 0, aligned pointers) */
+    int fall;             /* FEWC: the all-taps kernel (FEWC4T) */
+    gconv_act_strides si, so;
+    gconv_wei_strides sw;
+} gconv_impl_bww_params;
+
+/* ---- shared device pieces -------------------------------------------------------------------- */
+
+/* r -> (n, od, oh, ow). */
+static __device__ __forceinline__ void gconv_impl_bww_pix(const gconv_impl_bww_params *P,
+                                                          int64_t r, int *n, int *d, int *h,
+                                                          int *w)
+{
+    int64_t q;
+    if (P->R <= 0x7fffffffLL) { /* 32-bit division: several times cheaper than 64-bit */
+        unsigned u = (unsigned)r, v = u / (unsigned)P->out_sp[2];
+        *w = (int)(u - v * (unsigned)P->out_sp[2]);
+        u = v, v = u / (unsigned)P->out_sp[1];
+        *h = (int)(u - v * (unsigned)P->out_sp[1]);
+        u = v, v = u / (unsigned)P->out_sp[0];
+        *d = (int)(u - v * (unsigned)P->out_sp[0]);
+        *n = (int)v;
+        return;
+    }
+    q = r / P->out_sp[2];
+    *w = (int)(r - q * P->out_sp[2]);
+    r = q, q = r / P->out_sp[1];
+    *h = (int)(r - q * P->out_sp[1]);
+    r = q, q = r / P->out_sp[0];
+    *d = (int)(r - q * P->out_sp[0]);
+    *n = (int)q;
+}
+
+/* Advance (n, d, h, w) by one output pixel. */
+static __device__ __forceinline__ void gconv_impl_bww_pix_next(const gconv_impl_bww_params *P,
+                                                               int *n, int *d, int *h, int *w)
+{
+    if (++*w == P->out_sp[2]) {
+        *w = 0;
+        if (++*h == P->out_sp[1]) {
+            *h = 0;
+            if (++*d == P->out_sp[0]) {
+                *d = 0;
+                ++*n;
+            }
+        }
+    }
+}
+
+/* Store the final value of d_wei element (gk = g*K + k, j = tap*C + c): alpha*v + beta*old. */
+static __device__ __forceinline__ void gconv_impl_bww_final(const gconv_impl_bww_params *P,
+                                                            int64_t gk, int j, float v)
+{
+    const int g = (int)(gk / P->K), k = (int)(gk - (int64_t)g * P->K);
+    const int tap = j / P->C, c = j - tap * P->C;
+    const int x = tap % P->flt[2], y = (tap / P->flt[2]) % P->flt[1];
+    const int z = tap / (P->flt[2] * P->flt[1]);
+    const int64_t off = (int64_t)g * P->sw.g + (int64_t)k * P->sw.k + (int64_t)c * P->sw.c +
+                        (int64_t)z * P->sw.s[0] + (int64_t)y * P->sw.s[1] +
+                        (int64_t)x * P->sw.s[2];
+    float out = P->alpha * v;
+    if (P->beta != 0.0f)
+        out += P->beta * gconv_impl_dev_load(P->tout, P->dwei, off);
+    gconv_impl_igemm_st_elem(P->dwei, off, out, P->tout);
+}
+
+/* Hand over the sum v of split `split` for element (gk, j) as the plan's mode says. */
+static __device__ __forceinline__ void gconv_impl_bww_emit(const gconv_impl_bww_params *P,
+                                                           int split, int64_t gk, int j, float v)
+{
+    const int64_t i = gk * P->Ncol + j;
+    if (P->mode == GCONV_IMPL_BWW_DIRECT)
+        gconv_impl_bww_final(P, gk, j, v);
+    else if (P->mode == GCONV_IMPL_BWW_ATOMIC)
+        atomicAdd(P->ws + i, v);
+    else
+        P->ws[(int64_t)split * P->total + i] = v;
+}
+
+/* Finalize: the sum over splits (atomics: already summed; slabs: in split order), epilogue,
+ * conversion. Thread tid = e * L + l (L = P->fl lanes per element, 1 or 32) sums slabs
+ * l, l + L, ... of element base + e in order; lane 0 then adds the L lane sums in lane order.
+ * Every step has a fixed order, so the result does not depend on scheduling. */
+static __device__ __forceinline__ void gconv_impl_bww_finalize_body(const gconv_impl_bww_params *P)
+{
+    __shared__ float part[256];
+    const int L = P->fl, tid = (int)threadIdx.x, e = tid / L, l = tid % L;
+    const int epb = (int)blockDim.x / L;
+    int64_t base;
+    for (base = (int64_t)blockIdx.x * epb; base < P->total; base += (int64_t)gridDim.x * epb) {
+        const int64_t i = base + e;
+        float v = 0.0f;
+        if (i < P->total) {
+            if (P->mode == GCONV_IMPL_BWW_ATOMIC) {
+                v = l == 0 ? P->ws[i] : 0.0f;
+            } else {
+                int s;
+                for (s = l; s < P->splits; s += L)
+                    v += P->ws[(int64_t)s * P->total + i];
+            }
+        }
+        if (L > 1) {
+            __syncthreads(); /* part[] of the previous round has been read */
+            part[tid] = v;
+            __syncthreads();
+            if (l == 0) {
+                int j;
+                v = part[tid];
+                for (j = 1; j < L; j++)
+                    v += part[tid + j];
+            }
+        }
+        if (l == 0 && i < P->total)
+            gconv_impl_bww_final(P, i / P->Ncol, (int)(i % P->Ncol), v);
+    }
+}
+
+/* ---- GEMM kernel -----------------------------------------------------------------------------
+ * One block computes a BM x BN tile (k rows m0.., columns j n0..) of one group over the
+ * reduction range of its split (blockIdx.y). A thread gathers, per stage, E consecutive
+ * reduction elements of one row of A (d_out, channel k = m0 + tid % BM) and of B (input,
+ * column j = n0 + tid % BN, whose c and tap are fixed for the whole kernel). */
+
+typedef struct gconv_impl_bww_gather {
+    int row, q, ok;
+    int64_t base;
+    int oz, oy, ox; /* B: tap offset minus pad per axis */
+    unsigned sv[64];
+} gconv_impl_bww_gather;
+
+/* Load the E elements of A for reduction range starting at r (A: a = 1, B: a = 0). */
+static __device__ __forceinline__ void gconv_impl_bww_load(const gconv_impl_bww_params *P,
+                                                           gconv_impl_bww_gather *s, int E,
+                                                           int64_t r, int64_t r_end, int a,
+                                                           gconv_dtype dt)
+{
+    int n, d, h, w, i;
+    gconv_impl_bww_pix(P, r, &n, &d, &h, &w);
+#pragma unroll
+    for (i = 0; i < 64; i++)
+        if (i < E) {
+            int valid = s->ok && r + i < r_end;
+            int64_t off;
+            if (a) {
+                off = s->base + (int64_t)n * P->so.n + (int64_t)d * P->so.s[0] +
+                      (int64_t)h * P->so.s[1] + (int64_t)w * P->so.s[2];
+            } else {
+                const int id = d * P->str[0] + s->oz, ih = h * P->str[1] + s->oy;
+                const int iw = w * P->str[2] + s->ox;
+                valid = valid && (unsigned)id < (unsigned)P->in_sp[0] &&
+                        (unsigned)ih < (unsigned)P->in_sp[1] && (unsigned)iw < (unsigned)P->in_sp[2];
+                off = s->base + (int64_t)n * P->si.n + (int64_t)id * P->si.s[0] +
+                      (int64_t)ih * P->si.s[1] + (int64_t)iw * P->si.s[2];
+            }
+            s->sv[i] = valid ? gconv_impl_igemm_ld_bits(a ? P->dout : P->in, off, dt) : 0u;
+            gconv_impl_bww_pix_next(P, &n, &d, &h, &w);
+        }
+}
+
+/* Vector gathers (channels contiguous, NHWGC / GNHWC): a 16-byte vector holds vec consecutive
+ * rows of a tile (consecutive k of d_out for A, consecutive c of one tap of the input for B),
+ * all at one reduction index (pixel). Thread tid loads, per k-tile, pixel column pr = tid % BK
+ * and vectors vi = tid / BK + i * (threads / BK), i < nv; it stores each element into its row at
+ * column pr (2- or 4-byte shared stores: a warp covers 32 consecutive columns of one row, so
+ * the stores are free of bank conflicts; the global loads are 16 bytes per lane). */
+typedef struct gconv_impl_bww_vgather {
+    int pr, nv;
+    int row0[4], ok[4];
+    int64_t cb[4];
+    int oz[4], oy[4], ox[4];
+    gconv_impl_igemm_u4 v[4];
+} gconv_impl_bww_vgather;
+
+static __device__ __forceinline__ void gconv_impl_bww_vinit(const gconv_impl_bww_params *P,
+                                                            gconv_impl_bww_vgather *s,
+                                                            gconv_impl_tile t, int rows, int esize,
+                                                            int a, int g, int first)
+{
+    const int nth = gconv_impl_tile_threads(t), tid = (int)threadIdx.x, vec = 16 / esize;
+    int i;
+    s->pr = tid % t.bk;
+    s->nv = (rows / vec) * t.bk / nth;
+#pragma unroll
+    for (i = 0; i < 4; i++) {
+        const int vi = tid / t.bk + i * (nth / t.bk);
+        const int j0 = first + vi * vec; /* k (A) or column j (B) of the vector's first row */
+        s->row0[i] = vi * vec;
+        s->oz[i] = s->oy[i] = s->ox[i] = 0;
+        if (a) {
+            s->ok[i] = i < s->nv && j0 < P->K;
+            s->cb[i] = (int64_t)g * P->so.g + j0;
+        } else {
+            const int tap = j0 / P->C, c0 = j0 - tap * P->C;
+            s->ok[i] = i < s->nv && j0 < P->Ncol;
+            s->cb[i] = (int64_t)g * P->si.g + c0;
+            s->ox[i] = (tap % P->flt[2]) * P->dil[2] - P->pad[2];
+            s->oy[i] = ((tap / P->flt[2]) % P->flt[1]) * P->dil[1] - P->pad[1];
+            s->oz[i] = (tap / (P->flt[2] * P->flt[1])) * P->dil[0] - P->pad[0];
+        }
+    }
+}
+
+static __device__ __forceinline__ void gconv_impl_bww_vload(const gconv_impl_bww_params *P,
+                                                            gconv_impl_bww_vgather *s, int64_t r0,
+                                                            int64_t r_end, int a, int esize)
+{
+    const int64_t r = r0 + s->pr;
+    const int rok = r < r_end;
+    int n = 0, d = 0, h = 0, w = 0, i;
+    if (rok)
+        gconv_impl_bww_pix(P, r, &n, &d, &h, &w);
+#pragma unroll
+    for (i = 0; i < 4; i++)
+        if (i < s->nv) {
+            int valid = rok && s->ok[i];
+            int64_t off;
+            const unsigned char *base;
+            if (a) {
+                off = s->cb[i] + (int64_t)n * P->so.n + (int64_t)d * P->so.s[0] +
+                      (int64_t)h * P->so.s[1] + (int64_t)w * P->so.s[2];
+                base = (const unsigned char *)P->dout;
+            } else {
+                const int id = d * P->str[0] + s->oz[i], ih = h * P->str[1] + s->oy[i];
+                const int iw = w * P->str[2] + s->ox[i];
+                valid = valid && (unsigned)id < (unsigned)P->in_sp[0] &&
+                        (unsigned)ih < (unsigned)P->in_sp[1] && (unsigned)iw < (unsigned)P->in_sp[2];
+                off = s->cb[i] + (int64_t)n * P->si.n + (int64_t)id * P->si.s[0] +
+                      (int64_t)ih * P->si.s[1] + (int64_t)iw * P->si.s[2];
+                base = (const unsigned char *)P->in;
+            }
+            if (valid) {
+                s->v[i] = gconv_impl_igemm_ld_global16(base + off * esize);
+            } else {
+                s->v[i].x = s->v[i].y = s->v[i].z = s->v[i].w = 0u;
+            }
+        }
+}
+
+static __device__ __forceinline__ void gconv_impl_bww_vstore(const gconv_impl_bww_vgather *s,
+                                                             unsigned char *tile,
+                                                             gconv_impl_tile t, int esize)
+{
+    const int vec = 16 / esize, cpr = t.bk * esize / 16;
+    const int coff = (s->pr % vec) * esize;
+    int i, e;
+#pragma unroll
+    for (i = 0; i < 4; i++)
+        if (i < s->nv) {
+            const unsigned wd[4] = {s->v[i].x, s->v[i].y, s->v[i].z, s->v[i].w};
+#pragma unroll
+            for (e = 0; e < 8; e++)
+                if (e < vec) {
+                    unsigned char *dst =
+                        tile + gconv_impl_igemm_chunk_off(s->row0[i] + e, s->pr / vec, cpr) + coff;
+                    if (esize == 4)
+                        *(unsigned *)dst = wd[e];
+                    else
+                        *(unsigned short *)dst = (unsigned short)(wd[e >> 1] >> ((e & 1) * 16));
+                }
+        }
+}
+
+static __device__ __forceinline__ void gconv_impl_bww_gemm_body(const gconv_impl_bww_params *P,
+                                                                const gconv_impl_tile t,
+                                                                const gconv_dtype dt, const int av,
+                                                                const int bv)
+{
+    GCONV_IMPL_DYN_SMEM(smem_raw);
+    const int esize = dt == GCONV_F32 ? 4 : 2;
+    const int S = gconv_impl_tile_stages(t, esize);
+    const int sbytes = gconv_impl_tile_stage_bytes(t, esize);
+    const int abytes = t.bm * t.bk * esize;
+    const int math = gconv_impl_igemm_math(t, dt, 0);
+    const int lag = math == GCONV_IMPL_MATH_WGMMA && S >= 4 ? 2 : 1;
+    const int nth = gconv_impl_tile_threads(t), tid = (int)threadIdx.x;
+    const int EA = t.bm * t.bk / nth, EB = t.bn * t.bk / nth;
+    const int cpr = t.bk * esize / 16;
+    const int split = (int)blockIdx.y;
+    const int KT = (int)((P->R + t.bk - 1) / t.bk);
+    const int kt0 = split * P->ktc;
+    const int kt1 = kt0 + P->ktc < KT ? kt0 + P->ktc : KT;
+    const int nk = kt1 > kt0 ? kt1 - kt0 : 0;
+    const int64_t r_end = (int64_t)kt1 * t.bk < P->R ? (int64_t)kt1 * t.bk : P->R;
+    unsigned char *smem = smem_raw;
+    float acc[GCONV_IMPL_MAX_ACC];
+    gconv_impl_bww_gather ga, gb;
+    gconv_impl_bww_vgather va, vb;
+    int g, tm, tn, m0, n0, kt, s, rd, wr;
+#if defined(GCONV_PLATFORM_CUDA)
+    smem += (1024u - (gconv_impl_igemm_smem_addr(smem_raw) & 1023u)) & 1023u;
+#endif
+    {
+        const int64_t tpg = (int64_t)P->mt * P->nt;
+        const int64_t L = (int64_t)blockIdx.x;
+        g = (int)(L / tpg);
+        gconv_impl_igemm_raster(L - (int64_t)g * tpg, P->mt, P->nt, &tm, &tn);
+    }
+    m0 = tm * t.bm;
+    n0 = tn * t.bn;
+    {
+        const int k = m0 + tid % t.bm;
+        ga.row = tid % t.bm;
+        ga.q = (tid / t.bm) * EA;
+        ga.ok = k < P->K;
+        ga.base = (int64_t)g * P->so.g + (int64_t)k * P->so.c;
+        ga.oz = ga.oy = ga.ox = 0;
+    }
+    {
+        const int j = n0 + tid % t.bn;
+        const int tap = j / P->C, c = j - tap * P->C;
+        gb.row = tid % t.bn;
+        gb.q = (tid / t.bn) * EB;
+        gb.ok = j < P->Ncol;
+        gb.base = (int64_t)g * P->si.g + (int64_t)c * P->si.c;
+        gb.ox = (tap % P->flt[2]) * P->dil[2] - P->pad[2];
+        gb.oy = ((tap / P->flt[2]) % P->flt[1]) * P->dil[1] - P->pad[1];
+        gb.oz = (tap / (P->flt[2] * P->flt[1])) * P->dil[0] - P->pad[0];
+    }
+    if (av)
+        gconv_impl_bww_vinit(P, &va, t, t.bm, esize, 1, g, m0);
+    if (bv)
+        gconv_impl_bww_vinit(P, &vb, t, t.bn, esize, 0, g, n0);
+    gconv_impl_igemm_zero(acc, t, math);
+
+    /* prologue: k-tiles 0 .. S-1-lag of this split */
+#pragma unroll
+    for (s = 0; s < 8; s++)
+        if (s < S - lag) {
+            if (s < nk) {
+                unsigned char *st = smem + s * sbytes;
+                const int64_t r0 = (int64_t)(kt0 + s) * t.bk;
+                if (av) {
+                    gconv_impl_bww_vload(P, &va, r0, r_end, 1, esize);
+                    gconv_impl_bww_vstore(&va, st, t, esize);
+                } else {
+                    gconv_impl_bww_load(P, &ga, EA, r0 + ga.q, r_end, 1, dt);
+                    gconv_impl_igemm_st_elems(st, ga.row, ga.q, EA, ga.sv, esize, cpr);
+                }
+                if (bv) {
+                    gconv_impl_bww_vload(P, &vb, r0, r_end, 0, esize);
+                    gconv_impl_bww_vstore(&vb, st + abytes, t, esize);
+                } else {
+                    gconv_impl_bww_load(P, &gb, EB, r0 + gb.q, r_end, 0, dt);
+                    gconv_impl_igemm_st_elems(st + abytes, gb.row, gb.q, EB, gb.sv, esize, cpr);
+                }
+            }
+            gconv_impl_igemm_cp_commit();
+        }
+
+    /* main loop (as gconv/fwd.h): stage rd holds k-tile kt, stage wr receives k-tile
+     * kt + S - lag, loaded into registers before the math and stored after it. The barrier
+     * at the top tells every thread that the math of k-tile kt - lag (the last reader of
+     * stage wr) has finished everywhere. */
+    rd = 0, wr = S - lag;
+    for (kt = 0; kt < nk; kt++) {
+        unsigned char *cur = smem + rd * sbytes;
+        unsigned char *nxt = smem + wr * sbytes;
+        const int more = kt + S - lag < nk;
+        gconv_impl_igemm_cp_wait(S - lag - 1);
+        gconv_impl_igemm_publish(math);
+        __syncthreads();
+        if (more) {
+            const int64_t r0 = (int64_t)(kt0 + kt + S - lag) * t.bk;
+            if (av)
+                gconv_impl_bww_vload(P, &va, r0, r_end, 1, esize);
+            else
+                gconv_impl_bww_load(P, &ga, EA, r0 + ga.q, r_end, 1, dt);
+            if (bv)
+                gconv_impl_bww_vload(P, &vb, r0, r_end, 0, esize);
+            else
+                gconv_impl_bww_load(P, &gb, EB, r0 + gb.q, r_end, 0, dt);
+        }
+        gconv_impl_igemm_cp_commit();
+        gconv_impl_igemm_stage_math(acc, cur, cur + abytes, t, esize, dt, math, kt == 0);
+        gconv_impl_igemm_retire(acc, t, math, lag - 1);
+        if (more) {
+            if (av)
+                gconv_impl_bww_vstore(&va, nxt, t, esize);
+            else
+                gconv_impl_igemm_st_elems(nxt, ga.row, ga.q, EA, ga.sv, esize, cpr);
+            if (bv)
+                gconv_impl_bww_vstore(&vb, nxt + abytes, t, esize);
+            else
+                gconv_impl_igemm_st_elems(nxt + abytes, gb.row, gb.q, EB, gb.sv, esize, cpr);
+        }
+        rd = rd + 1 == S ? 0 : rd + 1;
+        wr = wr + 1 == S ? 0 : wr + 1;
+    }
+    if (nk == 0) {
+        /* no k-tile: the accumulators must still be zeros (wgmma zeroes in its first step) */
+        int z;
+#pragma unroll
+        for (z = 0; z < GCONV_IMPL_MAX_ACC; z++)
+            acc[z] = 0.0f;
+    }
+    gconv_impl_igemm_retire(acc, t, math, 0);
+    gconv_impl_igemm_cp_wait(0);
+    __syncthreads(); /* every thread is done reading the stages: reuse them for C */
+
+    {
+        const int band = gconv_impl_tile_band_rows(t, esize);
+        const int ld = t.bn + GCONV_IMPL_CPAD;
+        float *cs = (float *)smem;
+        int r0, e;
+        for (r0 = 0; r0 < t.bm; r0 += band) {
+            if (r0 > 0)
+                __syncthreads(); /* the previous band has been read */
+            gconv_impl_igemm_acc_to_smem(acc, cs, t, math, r0, band);
+            __syncthreads();
+            for (e = tid; e < band * t.bn; e += nth) {
+                const int rr = e / t.bn, cc = e - rr * t.bn;
+                const int k = m0 + r0 + rr, j = n0 + cc;
+                if (k < P->K && j < P->Ncol)
+                    gconv_impl_bww_emit(P, split, (int64_t)g * P->K + k, j, cs[rr * ld + cc]);
+            }
+        }
+    }
+}
+
+/* ---- DW kernel (depthwise, NHWGC, 16-byte channel vectors) -----------------------------------
+ * Block (blockIdx.x, blockIdx.y, blockIdx.z) = (channel block, split, tap chunk); thread
+ * tid = pl * CL + cl owns channel vector cb*CL + cl and a contiguous run of the split's pixels
+ * (run pl of PL equal runs), walked with an incremental (n, d, h, w) counter. Accumulators
+ * acc[tap][e] for the chunk's taps (at most 9) and VEC channels; each tap's input address is
+ * the pixel's receptive-field origin plus a per-tap constant. The block sums its pixel lanes
+ * in shared memory in lane order (fixed order: deterministic), one tap per round. */
+static __device__ __forceinline__ void gconv_impl_bww_dw_body(const gconv_impl_bww_params *P,
+                                                              const gconv_dtype dt)
+{
+    __shared__ float red[128 * 8];
+    const int esize = dt == GCONV_F32 ? 4 : 2, VEC = 16 / esize;
+    const int CL = P->cl, PL = (int)blockDim.x / CL, tid = (int)threadIdx.x;
+    const int cl = tid % CL, pl = tid / CL;
+    const int cv = (int)blockIdx.x * CL + cl;
+    const int split = (int)blockIdx.y, t0 = (int)blockIdx.z * GCONV_IMPL_BWW_DW_TAPS;
+    const int ntap = P->taps - t0 < GCONV_IMPL_BWW_DW_TAPS ? P->taps - t0 : GCONV_IMPL_BWW_DW_TAPS;
+    const int active = cv * VEC < P->G;
+    const int64_t rb = (int64_t)split * P->chunk;
+    const int64_t re = rb + P->chunk < P->R ? rb + P->chunk : P->R;
+    const int64_t len = (re - rb + PL - 1) / PL;
+    const int64_t r0 = rb + (int64_t)pl * len;
+    const int64_t r1 = r0 + len < re ? r0 + len : re;
+    const unsigned char *in = (const unsigned char *)P->in + (int64_t)cv * VEC * esize;
+    const unsigned char *dout = (const unsigned char *)P->dout + (int64_t)cv * VEC * esize;
+    float acc[GCONV_IMPL_BWW_DW_TAPS][8];
+    int tz[GCONV_IMPL_BWW_DW_TAPS], ty[GCONV_IMPL_BWW_DW_TAPS], tx[GCONV_IMPL_BWW_DW_TAPS];
+    int64_t toff[GCONV_IMPL_BWW_DW_TAPS];
+    int t, e, i;
+#pragma unroll
+    for (t = 0; t < GCONV_IMPL_BWW_DW_TAPS; t++) {
+        const int tap = t0 + t;
+        tx[t] = (tap % P->flt[2]) * P->dil[2];
+        ty[t] = ((tap / P->flt[2]) % P->flt[1]) * P->dil[1];
+        tz[t] = (tap / (P->flt[2] * P->flt[1])) * P->dil[0];
+        toff[t] = (int64_t)tz[t] * P->si.s[0] + (int64_t)ty[t] * P->si.s[1] +
+                  (int64_t)tx[t] * P->si.s[2];
+#pragma unroll
+        for (e = 0; e < 8; e++)
+            acc[t][e] = 0.0f;
+    }
+    if (active && r0 < r1) {
+        int n, d, h, w;
+        int64_t r;
+        gconv_impl_bww_pix(P, r0, &n, &d, &h, &w);
+        for (r = r0; r < r1; r++) {
+            const int id0 = d * P->str[0] - P->pad[0], ih0 = h * P->str[1] - P->pad[1];
+            const int iw0 = w * P->str[2] - P->pad[2];
+            const int64_t ob = (int64_t)n * P->so.n + (int64_t)d * P->so.s[0] +
+                               (int64_t)h * P->so.s[1] + (int64_t)w * P->so.s[2];
+            const int64_t ib = (int64_t)n * P->si.n + (int64_t)id0 * P->si.s[0] +
+                               (int64_t)ih0 * P->si.s[1] + (int64_t)iw0 * P->si.s[2];
+            float o[8];
+            const gconv_impl_igemm_u4 v = gconv_impl_igemm_ld_global16(dout + ob * esize);
+#pragma unroll
+            for (e = 0; e < 8; e++)
+                if (e < VEC)
+                    o[e] = gconv_impl_igemm_u4_elem(v, e, dt);
+#pragma unroll
+            for (t = 0; t < GCONV_IMPL_BWW_DW_TAPS; t++)
+                if (t < ntap && (unsigned)(id0 + tz[t]) < (unsigned)P->in_sp[0] &&
+                    (unsigned)(ih0 + ty[t]) < (unsigned)P->in_sp[1] &&
+                    (unsigned)(iw0 + tx[t]) < (unsigned)P->in_sp[2]) {
+                    const gconv_impl_igemm_u4 x =
+                        gconv_impl_igemm_ld_global16(in + (ib + toff[t]) * esize);
+#pragma unroll
+                    for (e = 0; e < 8; e++)
+                        if (e < VEC)
+                            acc[t][e] += gconv_impl_igemm_u4_elem(x, e, dt) * o[e];
+                }
+            gconv_impl_bww_pix_next(P, &n, &d, &h, &w);
+        }
+    }
+    /* fixed-order block reduction, one tap per round: red[pl][cl*VEC + e] */
+#pragma unroll
+    for (t = 0; t < GCONV_IMPL_BWW_DW_TAPS; t++)
+        if (t < ntap) {
+#pragma unroll
+            for (e = 0; e < 8; e++)
+                if (e < VEC)
+                    red[(pl * CL + cl) * VEC + e] = acc[t][e];
+            __syncthreads();
+            for (i = tid; i < CL * VEC; i += (int)blockDim.x) {
+                const int g = ((int)blockIdx.x * CL + i / VEC) * VEC + i % VEC;
+                float v = 0.0f;
+                int q;
+                for (q = 0; q < PL; q++)
+                    v += red[q * CL * VEC + i];
+                if (g < P->G)
+                    gconv_impl_bww_emit(P, split, (int64_t)g, t0 + t, v);
+            }
+            __syncthreads(); /* red[] is rewritten by the next round */
+        }
+}
+
+/* n (4 or 8, a constant) consecutive elements of type dt at element offset off, with 8- or
+ * 16-byte vector loads (the caller guarantees off * esize is a multiple of n * esize and the
+ * pointer 16-byte aligned), widened into v[0..n-1]. */
+static __device__ __forceinline__ void gconv_impl_bww_ld_run(gconv_dtype dt, const void *p,
+                                                             int64_t off, int n, float *v)
+{
+    int e;
+    if (dt == GCONV_F32) {
+        const float4 *q = (const float4 *)((const float *)p + off);
+        const float4 a = q[0];
+        v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
+        if (n == 8) {
+            const float4 b = q[1];
+            v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
+        }
+        return;
+    }
+    {
+        unsigned wd[4];
+        const unsigned short *q = (const unsigned short *)p + off;
+        if (n == 8) {
+            const uint4 a = *(const uint4 *)q;
+            wd[0] = a.x, wd[1] = a.y, wd[2] = a.z, wd[3] = a.w;
+        } else {
+            const uint2 a = *(const uint2 *)q;
+            wd[0] = a.x, wd[1] = a.y, wd[2] = 0u, wd[3] = 0u;
+        }
+#pragma unroll
+        for (e = 0; e < 8; e++)
+            if (e < n) {
+                const unsigned h = (wd[e >> 1] >> ((e & 1) * 16)) & 0xffffu;
+                if (dt == GCONV_F16) {
+                    gconv_f16 x;
+                    x.bits = (uint16_t)h;
+                    v[e] = gconv_impl_to_float_f16(x);
+                } else {
+                    v[e] = __uint_as_float(h << 16);
+                }
+            }
+    }
+}
+
+/* ---- FEWC kernel (C, K <= 16 per group, NHWGC) -----------------------------------------------
+ * Work item it = ((q * taps + tap) * G + g): group g, filter tap `tap`, output chunk q, which
+ * covers k in [k0, k0 + FK) and c in [c0, c0 + FC) (FK, FC compile-time, 4 or 8; the last
+ * chunk is partial). A thread owns one work item and FK x FC fp32 accumulators; per pixel it
+ * reads FK values of d_out and FC values of the input at its tap (8- or 16-byte vectors when
+ * P->fvec) and adds their outer product. Block = 32 consecutive work items (lanes: consecutive
+ * groups, whose channels are neighbours in NHWGC) x blockDim.x / 32 pixel lanes (warps), each
+ * walking a contiguous run of the split's pixels (blockIdx.y) with an incremental counter.
+ * The block sums its warps in shared memory in warp order (deterministic), one k per round. */
+static __device__ __forceinline__ void gconv_impl_bww_few_body(const gconv_impl_bww_params *P,
+                                                               const gconv_dtype dt,
+                                                               const int FK, const int FC)
+{
+    __shared__ float red[8 * 8 * 32];
+    const int tid = (int)threadIdx.x, lane = tid % 32, pl = tid / 32, PL = (int)blockDim.x / 32;
+    const int64_t items = (int64_t)P->G * P->taps * P->fchunks;
+    const int64_t item = (int64_t)blockIdx.x * 32 + lane;
+    const int active = item < items;
+    const int kch = (P->K + FK - 1) / FK;
+    const int split = (int)blockIdx.y;
+    const int64_t rb = (int64_t)split * P->chunk;
+    const int64_t re = rb + P->chunk < P->R ? rb + P->chunk : P->R;
+    const int64_t len = (re - rb + PL - 1) / PL;
+    const int64_t r0 = rb + (int64_t)pl * len;
+    const int64_t r1 = r0 + len < re ? r0 + len : re;
+    float acc[8][8];
+    int g = 0, tap = 0, k0 = 0, c0 = 0, nk = 0, nc = 0, oz = 0, oy = 0, ox = 0;
+    int a, b, i;
+    if (active) {
+        const int64_t rest = item / P->G;
+        const int q = (int)(rest / P->taps);
+        g = (int)(item - rest * P->G);
+        tap = (int)(rest - (int64_t)q * P->taps);
+        k0 = (q % kch) * FK, c0 = (q / kch) * FC;
+        nk = P->K - k0 < FK ? P->K - k0 : FK;
+        nc = P->C - c0 < FC ? P->C - c0 : FC;
+        ox = (tap % P->flt[2]) * P->dil[2] - P->pad[2];
+        oy = ((tap / P->flt[2]) % P->flt[1]) * P->dil[1] - P->pad[1];
+        oz = (tap / (P->flt[2] * P->flt[1])) * P->dil[0] - P->pad[0];
+    }
+#pragma unroll
+    for (a = 0; a < 8; a++)
+#pragma unroll
+        for (b = 0; b < 8; b++)
+            acc[a][b] = 0.0f;
+    if (active && r0 < r1) {
+        int n, d, h, w;
+        int64_t r;
+        gconv_impl_bww_pix(P, r0, &n, &d, &h, &w);
+        for (r = r0; r < r1; r++) {
+            const int id = d * P->str[0] + oz, ih = h * P->str[1] + oy, iw = w * P->str[2] + ox;
+            if ((unsigned)id < (unsigned)P->in_sp[0] && (unsigned)ih < (unsigned)P->in_sp[1] &&
+                (unsigned)iw < (unsigned)P->in_sp[2]) {
+                float o[8], x[8];
+                const int64_t ob = (int64_t)g * P->so.g + (int64_t)n * P->so.n +
+                                   (int64_t)d * P->so.s[0] + (int64_t)h * P->so.s[1] +
+                                   (int64_t)w * P->so.s[2] + k0;
+                const int64_t ib = (int64_t)g * P->si.g + (int64_t)n * P->si.n +
+                                   (int64_t)id * P->si.s[0] + (int64_t)ih * P->si.s[1] +
+                                   (int64_t)iw * P->si.s[2] + c0;
+                if (P->fvec) {
+                    gconv_impl_bww_ld_run(dt, P->dout, ob, FK, o);
+                    gconv_impl_bww_ld_run(dt, P->in, ib, FC, x);
+                } else {
+#pragma unroll
+                    for (a = 0; a < 8; a++)
+                        if (a < FK)
+                            o[a] = a < nk ? gconv_impl_dev_load(dt, P->dout, ob + a) : 0.0f;
+#pragma unroll
+                    for (b = 0; b < 8; b++)
+                        if (b < FC)
+                            x[b] = b < nc ? gconv_impl_dev_load(dt, P->in, ib + b) : 0.0f;
+                }
+#pragma unroll
+                for (a = 0; a < 8; a++)
+#pragma unroll
+                    for (b = 0; b < 8; b++)
+                        if (a < FK && b < FC)
+                            acc[a][b] += o[a] * x[b];
+            }
+            gconv_impl_bww_pix_next(P, &n, &d, &h, &w);
+        }
+    }
+    /* fixed-order block reduction, one k (row a) per round: red[pl][b][lane] */
+#pragma unroll
+    for (a = 0; a < 8; a++)
+        if (a < FK) {
+#pragma unroll
+            for (b = 0; b < 8; b++)
+                if (b < FC)
+                    red[(pl * FC + b) * 32 + lane] = acc[a][b];
+            __syncthreads();
+            for (i = tid; i < FC * 32; i += (int)blockDim.x) {
+                const int bb = i / 32, ln = i % 32;
+                const int64_t it = (int64_t)blockIdx.x * 32 + ln;
+                float v = 0.0f;
+                int q;
+                for (q = 0; q < PL; q++)
+                    v += red[(q * FC + bb) * 32 + ln];
+                if (it < items) {
+                    const int64_t rest = it / P->G;
+                    const int qq = (int)(rest / P->taps);
+                    const int gg = (int)(it - rest * P->G), tt = (int)(rest - (int64_t)qq * P->taps);
+                    const int kk = (qq % kch) * FK + a, cc = (qq / kch) * FC + bb;
+                    if (kk < P->K && cc < P->C)
+                        gconv_impl_bww_emit(P, split, (int64_t)gg * P->K + kk, tt * P->C + cc, v);
+                }
+            }
+            __syncthreads(); /* red[] is rewritten by the next round */
+        }
+}
+
+/* ---- FEWC4T kernel (C, K <= 4 per group, at most 9 taps, NHWGC) -------------------------------
+ * As FEWC with FK = FC = 4, but a thread owns all taps of its (group, chunk) work item, so the
+ * pixel walk, the d_out vector and the bounds arithmetic are shared by the 9 * 16 accumulators,
+ * and a tap costs one input load, its conversion and 16 FMAs. Work item it = q * G + g; block
+ * = 32 items (lanes) x blockDim.x / 32 pixel lanes (warps). */
+static __device__ __forceinline__ void gconv_impl_bww_few4t_body(const gconv_impl_bww_params *P,
+                                                                 const gconv_dtype dt)
+{
+    __shared__ float red[8 * 4 * 32];
+    const int tid = (int)threadIdx.x, lane = tid % 32, pl = tid / 32, PL = (int)blockDim.x / 32;
+    const int64_t items = (int64_t)P->G * P->fchunks;
+    const int64_t item = (int64_t)blockIdx.x * 32 + lane;
+    const int active = item < items;
+    const int kch = (P->K + 3) / 4;
+    const int split = (int)blockIdx.y;
+    const int64_t rb = (int64_t)split * P->chunk;
+    const int64_t re = rb + P->chunk < P->R ? rb + P->chunk : P->R;
+    const int64_t len = (re - rb + PL - 1) / PL;
+    const int64_t r0 = rb + (int64_t)pl * len;
+    const int64_t r1 = r0 + len < re ? r0 + len : re;
+    float acc[9][4][4];
+    int tz[9], ty[9], tx[9];
+    int toff[9]; /* the plan checks that the filter's span fits in int */
+    int g = 0, k0 = 0, c0 = 0, nk = 0, nc = 0;
+    int a, b, t, i;
+    if (active) {
+        const int q = (int)(item / P->G);
+        g = (int)(item - (int64_t)q * P->G);
+        k0 = (q % kch) * 4, c0 = (q / kch) * 4;
+        nk = P->K - k0 < 4 ? P->K - k0 : 4;
+        nc = P->C - c0 < 4 ? P->C - c0 : 4;
+    }
+#pragma unroll
+    for (t = 0; t < 9; t++) {
+        tx[t] = (t % P->flt[2]) * P->dil[2];
+        ty[t] = ((t / P->flt[2]) % P->flt[1]) * P->dil[1];
+        tz[t] = (t / (P->flt[2] * P->flt[1])) * P->dil[0];
+        toff[t] = (int)((int64_t)tz[t] * P->si.s[0] + (int64_t)ty[t] * P->si.s[1] +
+                        (int64_t)tx[t] * P->si.s[2]);
+#pragma unroll
+        for (a = 0; a < 4; a++)
+#pragma unroll
+            for (b = 0; b < 4; b++)
+                acc[t][a][b] = 0.0f;
+    }
+    if (active && r0 < r1) {
+        int n, d, h, w;
+        int64_t r;
+        gconv_impl_bww_pix(P, r0, &n, &d, &h, &w);
+        for (r = r0; r < r1; r++) {
+            const int id0 = d * P->str[0] - P->pad[0], ih0 = h * P->str[1] - P->pad[1];
+            const int iw0 = w * P->str[2] - P->pad[2];
+            const int64_t ob = (int64_t)g * P->so.g + (int64_t)n * P->so.n +
+                               (int64_t)d * P->so.s[0] + (int64_t)h * P->so.s[1] +
+                               (int64_t)w * P->so.s[2] + k0;
+            const int64_t ib = (int64_t)g * P->si.g + (int64_t)n * P->si.n +
+                               (int64_t)id0 * P->si.s[0] + (int64_t)ih0 * P->si.s[1] +
+                               (int64_t)iw0 * P->si.s[2] + c0;
+            float o[4];
+            if (P->fvec) {
+                gconv_impl_bww_ld_run(dt, P->dout, ob, 4, o);
+            } else {
+#pragma unroll
+                for (a = 0; a < 4; a++)
+                    o[a] = a < nk ? gconv_impl_dev_load(dt, P->dout, ob + a) : 0.0f;
+            }
+#pragma unroll
+            for (t = 0; t < 9; t++)
+                if (t < P->taps && (unsigned)(id0 + tz[t]) < (unsigned)P->in_sp[0] &&
+                    (unsigned)(ih0 + ty[t]) < (unsigned)P->in_sp[1] &&
+                    (unsigned)(iw0 + tx[t]) < (unsigned)P->in_sp[2]) {
+                    float x[4];
+                    if (P->fvec) {
+                        gconv_impl_bww_ld_run(dt, P->in, ib + toff[t], 4, x);
+                    } else {
+#pragma unroll
+                        for (b = 0; b < 4; b++)
+                            x[b] = b < nc ? gconv_impl_dev_load(dt, P->in, ib + toff[t] + b) : 0.0f;
+                    }
+#pragma unroll
+                    for (a = 0; a < 4; a++)
+#pragma unroll
+                        for (b = 0; b < 4; b++)
+                            acc[t][a][b] += o[a] * x[b];
+                }
+            gconv_impl_bww_pix_next(P, &n, &d, &h, &w);
+        }
+    }
+    /* fixed-order block reduction, one (tap, k) per round: red[pl][b][lane] */
+#pragma unroll
+    for (t = 0; t < 9; t++)
+        if (t < P->taps) {
+#pragma unroll
+            for (a = 0; a < 4; a++) {
+#pragma unroll
+                for (b = 0; b < 4; b++)
+                    red[(pl * 4 + b) * 32 + lane] = acc[t][a][b];
+                __syncthreads();
+                for (i = tid; i < 4 * 32; i += (int)blockDim.x) {
+                    const int bb = i / 32, ln = i % 32;
+                    const int64_t it = (int64_t)blockIdx.x * 32 + ln;
+                    float v = 0.0f;
+                    int q;
+                    for (q = 0; q < PL; q++)
+                        v += red[(q * 4 + bb) * 32 + ln];
+                    if (it < items) {
+                        const int qq = (int)(it / P->G), gg = (int)(it - (int64_t)qq * P->G);
+                        const int kk = (qq % kch) * 4 + a, cc = (qq / kch) * 4 + bb;
+                        if (kk < P->K && cc < P->C)
+                            gconv_impl_bww_emit(P, split, (int64_t)gg * P->K + kk,
+                                                t * P->C + cc, v);
+                    }
+                }
+                __syncthreads(); /* red[] is rewritten by the next round */
+            }
+        }
+}
+
+/* ---- host side ------------------------------------------------------------------------------- */
+
+static inline gconv_status gconv_impl_bww_check(const gconv_problem *p,
+                                                const gconv_bwd_weight_args *a, gconv_dtype dt,
+                                                gconv_dtype tout, gconv_layout act,
+                                                gconv_layout wei, char *why, size_t len)
+{
+    gconv_status s = gconv_problem_check(p, why, len);
+    const size_t esz = gconv_dtype_size(dt), osz = gconv_dtype_size(tout);
+    int64_t ncol;
+    if (s != GCONV_OK)
+        return s;
+    if (gconv_layout_family(gconv_in_layout(p)) != act)
+        return gconv_impl_fail(GCONV_ERR_LAYOUT, why, len,
+                               "the input layout %s is not of this instantiation's %s family",
+                               gconv_layout_name(gconv_in_layout(p)), gconv_layout_name(act));
+    if (gconv_layout_family(gconv_out_layout(p)) != act)
+        return gconv_impl_fail(GCONV_ERR_LAYOUT, why, len,
+                               "the output-gradient layout %s is not of this instantiation's %s "
+                               "family",
+                               gconv_layout_name(gconv_out_layout(p)), gconv_layout_name(act));
+    if (gconv_layout_family(gconv_wei_layout(p)) != wei)
+        return gconv_impl_fail(GCONV_ERR_LAYOUT, why, len,
+                               "the weight-gradient layout %s is not of this instantiation's %s "
+                               "family",
+                               gconv_layout_name(gconv_wei_layout(p)), gconv_layout_name(wei));
+    ncol = (int64_t)p->C * gconv_filter_taps(p);
+    if (ncol > 0x7fffffffLL - 1024 || p->K > 0x7fffffff - 1024)
+        return gconv_impl_fail(GCONV_ERR_UNSUPPORTED, why, len,
+                               "C * filter taps is %lld; the kernels need it below 2^31 - 1024",
+                               (long long)ncol);
+    if (!a)
+        return GCONV_OK;
+    if (!a->in || !a->d_out || !a->d_wei)
+        return gconv_impl_fail(GCONV_ERR_NULL, why, len, "%s pointer is null",
+                               !a->in ? "the input" : !a->d_out ? "the output-gradient"
+                                                                : "the weight-gradient");
+    if (((uintptr_t)a->in | (uintptr_t)a->d_out) % esz || (uintptr_t)a->d_wei % osz)
+        return gconv_impl_fail(GCONV_ERR_ALIGNMENT, why, len,
+                               "in and d_out must be aligned to their %d-byte elements, d_wei to "
+                               "its %d-byte elements", (int)esz, (int)osz);
+    if (a->split_k < 0 || a->split_k > GCONV_BWD_WEIGHT_MAX_SPLIT)
+        return gconv_impl_fail(GCONV_ERR_ARGUMENT, why, len,
+                               "split_k is %d; it must be 0 (automatic) or 1 .. %d", a->split_k,
+                               GCONV_BWD_WEIGHT_MAX_SPLIT);
+    if (a->algo < GCONV_BWD_WEIGHT_ALGO_AUTO || a->algo > GCONV_BWD_WEIGHT_ALGO_DIRECT)
+        return gconv_impl_fail(GCONV_ERR_ARGUMENT, why, len, "algo is %d; it must be 0, 1 or 2",
+                               a->algo);
+    if (!(a->alpha - a->alpha == 0.0f) || !(a->beta - a->beta == 0.0f))
+        return gconv_impl_fail(GCONV_ERR_ARGUMENT, why, len, "alpha and beta must be finite");
+    return GCONV_OK;
+}
+
+/* Fill everything but the plan. */
+static inline void gconv_impl_bww_fill(const gconv_problem *p, gconv_dtype dt, gconv_dtype tout,
+                                       gconv_impl_bww_params *P)
+{
+    int i;
+    memset(P, 0, sizeof *P);
+    P->tin = dt, P->tout = tout;
+    P->G = p->G, P->C = p->C, P->K = p->K;
+    P->taps = (int)gconv_filter_taps(p);
+    P->Ncol = p->C * P->taps;
+    for (i = 0; i < 3; i++) {
+        P->in_sp[i] = p->in[i];
+        P->out_sp[i] = gconv_out_len(p, i);
+        P->flt[i] = p->filter[i];
+        P->str[i] = p->stride[i];
+        P->dil[i] = p->dilation[i];
+        P->pad[i] = p->pad_lo[i];
+    }
+    P->R = (int64_t)p->N * gconv_out_spatial(p);
+    P->total = (int64_t)p->G * p->K * P->Ncol;
+    P->si = gconv_in_strides(p);
+    P->so = gconv_out_strides(p);
+    P->sw = gconv_weight_strides(p);
+}
+
+/* Which path the default instantiation takes (pointers may be NULL: then assumed aligned). */
+static inline int gconv_impl_bww_path(const gconv_problem *p, gconv_dtype dt, const void *in,
+                                      const void *dout)
+{
+    const int vec = 16 / (int)gconv_dtype_size(dt);
+    const int nhwgc = gconv_layout_family(gconv_in_layout(p)) == GCONV_NHWGC &&
+                      gconv_layout_family(gconv_out_layout(p)) == GCONV_NHWGC;
+    if (!nhwgc)
+        return GCONV_IMPL_BWW_PATH_GEMM;
+    if (p->C == 1 && p->K == 1 && p->G % vec == 0 && ((uintptr_t)in | (uintptr_t)dout) % 16 == 0)
+        return GCONV_IMPL_BWW_PATH_DW;
+    if (p->C <= 8 && p->K <= 8)
+        return GCONV_IMPL_BWW_PATH_FEWC;
+    return GCONV_IMPL_BWW_PATH_GEMM;
+}
+
+/* The path for a requested algo: -1 when the direct kernels are asked for a family they do not
+ * serve. */
+static inline int gconv_impl_bww_path_algo(const gconv_problem *p, gconv_dtype dt,
+                                           const void *in, const void *dout, int algo)
+{
+    int path = gconv_impl_bww_path(p, dt, in, dout);
+    if (algo == GCONV_BWD_WEIGHT_ALGO_GEMM)
+        return GCONV_IMPL_BWW_PATH_GEMM;
+    if (algo == GCONV_BWD_WEIGHT_ALGO_DIRECT) {
+        if (gconv_layout_family(gconv_in_layout(p)) != GCONV_NHWGC ||
+            gconv_layout_family(gconv_out_layout(p)) != GCONV_NHWGC)
+            return -1;
+        return path == GCONV_IMPL_BWW_PATH_DW ? path : GCONV_IMPL_BWW_PATH_FEWC;
+    }
+    return path;
+}
+
+/* Number of splits: the user's, capped at `most`, or enough blocks for about `want` waves
+ * of the device while every split keeps at least `least` units of work. */
+static inline int gconv_impl_bww_splits(int user, int64_t base_blocks, int64_t units, int least,
+                                        int want_blocks)
+{
+    int64_t s;
+    if (units < 1)
+        units = 1;
+    if (user > 0) {
+        s = user;
+    } else {
+        s = (want_blocks + base_blocks - 1) / base_blocks;
+        if (s > units / least)
+            s = units / least;
+    }
+    if (s > units)
+        s = units;
+    if (s > GCONV_BWD_WEIGHT_MAX_SPLIT)
+        s = GCONV_BWD_WEIGHT_MAX_SPLIT;
+    return s < 1 ? 1 : (int)s;
+}
+
+/* Plan: path, tile (GEMM: 0 = 128x128x32, 1 = 64x64x32, or the pinned tile's bm/bn/bk when
+ * pinned), splits, mode, chunk. tbm, tbn, tbk: the GEMM tile to plan for. */
+static inline void gconv_impl_bww_plan(gconv_impl_bww_params *P, int path, int tbm, int tbn,
+                                       int tbk, int user_split, int det)
+{
+    int sms = gconv_device_sm_count();
+    if (sms <= 0)
+        sms = 80;
+    if (path == GCONV_IMPL_BWW_PATH_DW) {
+        const int vec = P->tin == GCONV_F32 ? 4 : 8;
+        const int gv = P->G / vec;
+        int64_t base;
+        P->cb = (gv + 31) / 32;
+        P->cl = (gv + P->cb - 1) / P->cb;
+        P->tchunks = (P->taps + GCONV_IMPL_BWW_DW_TAPS - 1) / GCONV_IMPL_BWW_DW_TAPS;
+        base = (int64_t)P->cb * P->tchunks;
+        /* blocks of about 128 threads, about 3 per SM resident, two waves; at least 32 pixels
+         * per thread */
+        P->splits = gconv_impl_bww_splits(user_split, base, P->R, 32 * (128 / P->cl),
+                                          sms * 6);
+        P->chunk = (P->R + P->splits - 1) / P->splits;
+        P->splits = (int)((P->R + P->chunk - 1) / P->chunk);
+    } else if (path == GCONV_IMPL_BWW_PATH_FEWC) {
+        int64_t base;
+        P->fk = P->fc = P->C <= 4 && P->K <= 4 ? 4 : 8;
+        P->fchunks = ((P->K + P->fk - 1) / P->fk) * ((P->C + P->fc - 1) / P->fc);
+        /* FEWC4T: all taps per thread, when they fit and the filter's span fits in int */
+        P->fall = P->fk == 4 && P->taps <= 9 &&
+                  (int64_t)(P->flt[0] - 1) * P->dil[0] * P->si.s[0] +
+                          (int64_t)(P->flt[1] - 1) * P->dil[1] * P->si.s[1] +
+                          (int64_t)(P->flt[2] - 1) * P->dil[2] * P->si.s[2] <
+                      0x7fffffffLL;
+        P->fvec = P->C % P->fc == 0 && P->K % P->fk == 0 &&
+                  ((uintptr_t)P->in | (uintptr_t)P->dout) % 16 == 0;
+        base = ((int64_t)P->G * (P->fall ? 1 : P->taps) * P->fchunks + 31) / 32;
+        P->splits = gconv_impl_bww_splits(user_split, base, P->R, P->fall ? 128 : 256,
+                                          P->fall ? sms * 4 : sms * 8);
+        P->chunk = (P->R + P->splits - 1) / P->splits;
+        P->splits = (int)((P->R + P->chunk - 1) / P->chunk);
+    } else {
+        const int KT = (int)((P->R + tbk - 1) / tbk);
+        int64_t tiles;
+        P->mt = (P->K + tbm - 1) / tbm;
+        P->nt = (P->Ncol + tbn - 1) / tbn;
+        tiles = (int64_t)P->G * P->mt * P->nt;
+        /* measured on H100 (bench/NOTES.md): the gathers are latency-bound, so more blocks
+         * in flight win until each split has few k-tiles left */
+        P->splits = gconv_impl_bww_splits(user_split, tiles, KT, 4,
+                                          tbm * tbn >= 128 * 128 ? sms * 4 : sms * 8);
+        P->ktc = (KT + P->splits - 1) / P->splits;
+        P->splits = (KT + P->ktc - 1) / P->ktc;
+        P->chunk = (int64_t)P->ktc * tbk;
+    }
+    /* DW: slabs even in fast mode (measured faster on H100 than hundreds of splits adding
+     * into the same few weights with atomics) */
+    P->mode = P->splits == 1                          ? GCONV_IMPL_BWW_DIRECT
+              : det || path == GCONV_IMPL_BWW_PATH_DW ? GCONV_IMPL_BWW_SLABS
+                                                      : GCONV_IMPL_BWW_ATOMIC;
+    P->fl = P->mode == GCONV_IMPL_BWW_SLABS && P->splits >= 32 ? 32 : 1;
+}
+
+static inline size_t gconv_impl_bww_ws_bytes(const gconv_impl_bww_params *P)
+{
+    if (P->mode == GCONV_IMPL_BWW_DIRECT)
+        return 0;
+    return (size_t)P->total * sizeof(float) *
+           (P->mode == GCONV_IMPL_BWW_SLABS ? (size_t)P->splits : 1u);
+}
+
+/* Whether the vector gathers fit tile (bm, bn, bk, threads nth) for element size esize. */
+static inline int gconv_impl_bww_vtile_ok(int bm, int bn, int bk, int nth, int esize)
+{
+    const int vec = 16 / esize;
+    if (nth % bk || bm % vec || bn % vec)
+        return 0;
+    return (bm / vec) % (nth / bk) == 0 && (bn / vec) % (nth / bk) == 0 &&
+           (bm / vec) * bk / nth >= 1 && (bm / vec) * bk / nth <= 4 &&
+           (bn / vec) * bk / nth >= 1 && (bn / vec) * bk / nth <= 4;
+}
+
+/* Gather modes of the GEMM for (p, pointers): 0 element-wise both, 1 B vector (input channels
+ * contiguous, C a multiple of the vector), 2 both vector (also K a multiple of the vector). */
+static inline int gconv_impl_bww_vmode(const gconv_problem *p, gconv_dtype dt, int famvec,
+                                       const void *in, const void *dout)
+{
+    const int vec = 16 / (int)gconv_dtype_size(dt);
+    if (!famvec || p->C % vec || (uintptr_t)in % 16)
+        return 0;
+    return p->K % vec == 0 && (uintptr_t)dout % 16 == 0 ? 2 : 1;
+}
+
+/* GEMM tile of the default instantiation: 0 = 128x128x32, 1 = 64x64x32. */
+static inline int gconv_impl_bww_gemm_kind(const gconv_problem *p)
+{
+    const int64_t ncol = (int64_t)p->C * gconv_filter_taps(p);
+    return p->K >= 96 && ncol >= 96 ? 0 : 1;
+}
+
+/* Workspace of the default instantiation for (p, a): the largest over the paths the launch may
+ * take (DW needs 16-byte aligned pointers, unknown here: a depthwise problem may take FEWC). */
+static inline size_t gconv_impl_bww_ws_default(const gconv_problem *p, gconv_dtype dt,
+                                               gconv_dtype tout, const gconv_bwd_weight_args *a)
+{
+    gconv_impl_bww_params P;
+    size_t most = 0, b;
+    int det, path;
+    const int user = a ? a->split_k : 0, algo = a ? a->algo : GCONV_BWD_WEIGHT_ALGO_AUTO;
+    const int nhwgc = gconv_layout_family(gconv_in_layout(p)) == GCONV_NHWGC &&
+                      gconv_layout_family(gconv_out_layout(p)) == GCONV_NHWGC;
+    const int aligned = gconv_impl_bww_path(p, dt, NULL, NULL);
+    int take[3];
+    if (gconv_problem_check(p, NULL, 0) != GCONV_OK || user < 0)
+        return 0;
+    take[GCONV_IMPL_BWW_PATH_GEMM] = algo != GCONV_BWD_WEIGHT_ALGO_DIRECT &&
+                                     (algo == GCONV_BWD_WEIGHT_ALGO_GEMM ||
+                                      aligned == GCONV_IMPL_BWW_PATH_GEMM);
+    take[GCONV_IMPL_BWW_PATH_DW] = algo != GCONV_BWD_WEIGHT_ALGO_GEMM &&
+                                   aligned == GCONV_IMPL_BWW_PATH_DW;
+    take[GCONV_IMPL_BWW_PATH_FEWC] = algo != GCONV_BWD_WEIGHT_ALGO_GEMM && nhwgc &&
+                                     (algo == GCONV_BWD_WEIGHT_ALGO_DIRECT ||
+                                      aligned != GCONV_IMPL_BWW_PATH_GEMM);
+    for (det = 0; det < 2; det++) {
+        if (a && det != (a->deterministic != 0))
+            continue;
+        for (path = 0; path < 3; path++) {
+            if (!take[path])
+                continue;
+            gconv_impl_bww_fill(p, dt, tout, &P);
+            if (path == GCONV_IMPL_BWW_PATH_GEMM) {
+                const int k = gconv_impl_bww_gemm_kind(p);
+                gconv_impl_bww_plan(&P, path, k ? 64 : 128, k ? 64 : 128, 32, user, det);
+            } else {
+                gconv_impl_bww_plan(&P, path, 0, 0, 0, user, det);
+            }
+            b = gconv_impl_bww_ws_bytes(&P);
+            most = b > most ? b : most;
+        }
+    }
+    return most;
+}
+
+/* Check the workspace, zero it for atomics. */
+static inline gconv_status gconv_impl_bww_ws_prepare(gconv_impl_bww_params *P,
+                                                     const gconv_bwd_weight_args *a,
+                                                     hipStream_t stream, char *why, size_t len)
+{
+    const size_t need = gconv_impl_bww_ws_bytes(P);
+    if (!need)
+        return GCONV_OK;
+    if (!a->workspace || a->workspace_size < need)
+        return gconv_impl_fail(GCONV_ERR_WORKSPACE, why, len,
+                               "%zu bytes of workspace are needed (%d splits, %s mode); %s", need,
+                               P->splits, P->mode == GCONV_IMPL_BWW_SLABS ? "deterministic" : "fast",
+                               a->workspace ? "fewer were given" : "none was given");
+    if ((uintptr_t)a->workspace % 4)
+        return gconv_impl_fail(GCONV_ERR_ALIGNMENT, why, len,
+                               "the workspace must be 4-byte aligned");
+    P->ws = (float *)a->workspace;
+    if (P->mode == GCONV_IMPL_BWW_ATOMIC &&
+        hipMemsetAsync(P->ws, 0, need, stream) != hipSuccess)
+        return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len, "hipMemsetAsync failed");
+    return GCONV_OK;
+}
+
+static inline gconv_status gconv_impl_bww_smem_attr(const void *k, int bytes, unsigned *done)
+{
+#if defined(GCONV_PLATFORM_CUDA)
+    int dev = 0;
+    if (bytes <= 48 * 1024)
+        return GCONV_OK;
+    if (hipGetDevice(&dev) != hipSuccess)
+        return GCONV_ERR_RUNTIME;
+    if (dev < 32 && (*done >> dev) & 1u)
+        return GCONV_OK;
+    if (hipFuncSetAttribute(k, hipFuncAttributeMaxDynamicSharedMemorySize, bytes) != hipSuccess)
+        return GCONV_ERR_RUNTIME;
+    if (dev < 32)
+        *done |= 1u << dev;
+#else
+    (void)k, (void)bytes, (void)done;
+#endif
+    return GCONV_OK;
+}
+
+static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
+{
+    hipError_t e = hipGetLastError();
+    if (e != hipSuccess)
+        return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len, "kernel launch failed: %s",
+                               hipGetErrorString(e));
+    return GCONV_OK;
+}
+
+#define GCONV_IMPL_BWW_UNUSED __attribute__((unused))
+
+#define GCONV_IMPL_BWW_NHWGC_GCONV_NHWGC 1
+#define GCONV_IMPL_BWW_NHWGC_GCONV_GNHWC 0
+#define GCONV_IMPL_BWW_NHWGC_GCONV_NGCHW 0
+#define GCONV_IMPL_BWW_IS_NHWGC(f) GCONV_IMPL_CAT(GCONV_IMPL_BWW_NHWGC_, f)
+#define GCONV_IMPL_BWW_VECFAM_GCONV_NHWGC 1
+#define GCONV_IMPL_BWW_VECFAM_GCONV_GNHWC 1
+#define GCONV_IMPL_BWW_VECFAM_GCONV_NGCHW 0
+#define GCONV_IMPL_BWW_VECFAM(f) GCONV_IMPL_CAT(GCONV_IMPL_BWW_VECFAM_, f)
+#define GCONV_IMPL_BWW_IF_1(...) __VA_ARGS__
+#define GCONV_IMPL_BWW_IF_0(...)
+#define GCONV_IMPL_BWW_IF(c) GCONV_IMPL_CAT(GCONV_IMPL_BWW_IF_, c)
+
+/* One GEMM kernel with a compile-time tile and gather modes (AV, BV: vector gathers of A, B). */
+#define GCONV_IMPL_BWW_GEMM_KERNEL(kname, T, TILE, AV, BV)                                       \
+    GCONV_IMPL_STATIC_ASSERT(GCONV_IMPL_TILE_OK(TILE), "tile configuration out of range");     \
+    static __global__ void __launch_bounds__(GCONV_IMPL_TILE_THREADS(TILE))                      \
+        kname(gconv_impl_bww_params P)                                                           \
+    {                                                                                            \
+        const gconv_impl_tile t = {GCONV_IMPL_TILE_ARGS(TILE)};                                  \
+        gconv_impl_bww_gemm_body(&P, t, T, AV, BV);                                              \
+    }
+
+/* Launch GEMM kernel k (tile TILE) for planned P, then the finalize kernel fin if needed. */
+#define GCONV_IMPL_BWW_GEMM_LAUNCH(k, fin, T, TILE, P, a, stream, why, len)                      \
+    do {                                                                                         \
+        static unsigned gconv_impl_done_ = 0;                                                    \
+        const gconv_impl_tile t_ = {GCONV_IMPL_TILE_ARGS(TILE)};                                 \
+        const int smem_ = gconv_impl_tile_smem(t_, (T) == GCONV_F32 ? 4 : 2);                    \
+        const int64_t blocks_ = (int64_t)(P).G * (P).mt * (P).nt;                                \
+        gconv_status s_;                                                                         \
+        if (blocks_ > 0x7fffffffLL)                                                              \
+            return gconv_impl_fail(GCONV_ERR_UNSUPPORTED, why, len,                              \
+                                   "%lld blocks of %dx%d are too many for one launch",          \
+                                   (long long)blocks_, t_.bm, t_.bn);                            \
+        if (gconv_impl_bww_smem_attr((const void *)k, smem_, &gconv_impl_done_) != GCONV_OK)    \
+            return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                                  \
+                                   "cannot raise the shared-memory limit to %d bytes", smem_);   \
+        s_ = gconv_impl_bww_ws_prepare(&(P), a, stream, why, len);                               \
+        if (s_ != GCONV_OK)                                                                      \
+            return s_;                                                                           \
+        hipLaunchKernelGGL(k, dim3((unsigned)blocks_, (unsigned)(P).splits),                     \
+                           dim3(gconv_impl_tile_threads(t_)), (size_t)smem_, stream, P);         \
+        s_ = gconv_impl_bww_launched(why, len);                                                  \
+        if (s_ != GCONV_OK)                                                                      \
+            return s_;                                                                           \
+        GCONV_IMPL_BWW_FINISH(fin, &(P), stream, why, len);                                      \
+    } while (0)
+
+/* Run the finalize kernel when the plan has one, and return (a statement). */
+#define GCONV_IMPL_BWW_FINISH(fin, P, stream, why, len)                                          \
+    do {                                                                                         \
+        if ((P)->mode != GCONV_IMPL_BWW_DIRECT) {                                                \
+            const int64_t epb_ = 256 / (P)->fl;                                                  \
+            const int64_t nb_ = ((P)->total + epb_ - 1) / epb_;                                  \
+            hipLaunchKernelGGL(fin, dim3((unsigned)(nb_ < 8192 ? nb_ : 8192)), dim3(256), 0,     \
+                               stream, *(P));                                                    \
+            return gconv_impl_bww_launched(why, len);                                            \
+        }                                                                                        \
+        return GCONV_OK;                                                                         \
+    } while (0)
+
+/* Kernels shared by every instantiation kind: finalize. */
+#define GCONV_IMPL_BWW_FIN_KERNEL(name)                                                          \
+    static __global__ void __launch_bounds__(256) name##_fin(gconv_impl_bww_params P)            \
+    {                                                                                            \
+        gconv_impl_bww_finalize_body(&P);                                                        \
+    }
+
+/* The direct kernels (NHWGC instantiations only). */
+#define GCONV_IMPL_BWW_DIRECT_KERNELS(name, T)                                                   \
+    static __global__ void __launch_bounds__(128, 3) name##_dw(gconv_impl_bww_params P)          \
+    {                                                                                            \
+        gconv_impl_bww_dw_body(&P, T);                                                           \
+    }                                                                                            \
+    static __global__ void __launch_bounds__(256) name##_few4(gconv_impl_bww_params P)           \
+    {                                                                                            \
+        gconv_impl_bww_few_body(&P, T, 4, 4);                                                    \
+    }                                                                                            \
+    static __global__ void __launch_bounds__(256) name##_few8(gconv_impl_bww_params P)           \
+    {                                                                                            \
+        gconv_impl_bww_few_body(&P, T, 8, 8);                                                    \
+    }                                                                                            \
+    static __global__ void __launch_bounds__(128) name##_few4t(gconv_impl_bww_params P)          \
+    {                                                                                            \
+        gconv_impl_bww_few4t_body(&P, T);                                                        \
+    }                                                                                            \
+    GCONV_IMPL_BWW_UNUSED static inline gconv_status name##_direct(                              \
+        gconv_impl_bww_params *P, int path, const gconv_bwd_weight_args *a, hipStream_t stream,  \
+        char *why, size_t len)                                                                   \
+    {                                                                                            \
+        gconv_status s_ = gconv_impl_bww_ws_prepare(P, a, stream, why, len);                     \
+        if (s_ != GCONV_OK)                                                                      \
+            return s_;                                                                           \
+        if (path == GCONV_IMPL_BWW_PATH_DW) {                                                    \
+            const int pl_ = 128 / P->cl;                                                         \
+            hipLaunchKernelGGL(name##_dw, dim3((unsigned)P->cb, (unsigned)P->splits,             \
+                                               (unsigned)P->tchunks),                            \
+                               dim3((unsigned)(pl_ * P->cl)), 0, stream, *P);                    \
+        } else {                                                                                 \
+            const dim3 grid_((unsigned)(((int64_t)P->G * P->taps * P->fchunks + 31) / 32),       \
+                             (unsigned)P->splits);                                               \
+            if (P->fall)                                                                         \
+                hipLaunchKernelGGL(name##_few4t,                                                 \
+                                   dim3((unsigned)(((int64_t)P->G * P->fchunks + 31) / 32),      \
+                                        (unsigned)P->splits),                                    \
+                                   dim3(128), 0, stream, *P);                                    \
+            else if (P->fk == 4)                                                                 \
+                hipLaunchKernelGGL(name##_few4, grid_, dim3(256), 0, stream, *P);                \
+            else                                                                                 \
+                hipLaunchKernelGGL(name##_few8, grid_, dim3(256), 0, stream, *P);                \
+        }                                                                                        \
+        s_ = gconv_impl_bww_launched(why, len);                                                  \
+        if (s_ != GCONV_OK)                                                                      \
+            return s_;                                                                           \
+        GCONV_IMPL_BWW_FINISH(name##_fin, P, stream, why, len);                                  \
+    }
+
+#define GCONV_IMPL_BWW_TRY_DIRECT(name, ACT, P, path, a, stream, why, len)                       \
+    GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_IS_NHWGC(ACT))(                                             \
+        if ((path) != GCONV_IMPL_BWW_PATH_GEMM) return name##_direct(&(P), path, a, stream, why, \
+                                                                     len);)
+
+#define GCONV_IMPL_BWW_VEC_KERNELS(name, T)                                                      \
+    GCONV_IMPL_BWW_GEMM_KERNEL(name##_g0b, T, GCONV_TILE_128x128x32, 0, 1)                       \
+    GCONV_IMPL_BWW_GEMM_KERNEL(name##_g1b, T, GCONV_TILE_64x64x32, 0, 1)                         \
+    GCONV_IMPL_BWW_GEMM_KERNEL(name##_g0v, T, GCONV_TILE_128x128x32, 1, 1)                       \
+    GCONV_IMPL_BWW_GEMM_KERNEL(name##_g1v, T, GCONV_TILE_64x64x32, 1, 1)
+
+/* Launch the vector GEMM kernels (vector families only). */
+#define GCONV_IMPL_BWW_TRY_VEC(name, T, kind, vm, P, a, stream, why, len)                        \
+    if ((vm) == 2 && (kind) == 0)                                                                \
+        GCONV_IMPL_BWW_GEMM_LAUNCH(name##_g0v, name##_fin, T, GCONV_TILE_128x128x32, P, a, stream, \
+                                   why, len);                                                    \
+    if ((vm) == 2)                                                                               \
+        GCONV_IMPL_BWW_GEMM_LAUNCH(name##_g1v, name##_fin, T, GCONV_TILE_64x64x32, P, a, stream, \
+                                   why, len);                                                    \
+    if ((vm) == 1 && (kind) == 0)                                                                \
+        GCONV_IMPL_BWW_GEMM_LAUNCH(name##_g0b, name##_fin, T, GCONV_TILE_128x128x32, P, a, stream, \
+                                   why, len);                                                    \
+    if ((vm) == 1)                                                                               \
+        GCONV_IMPL_BWW_GEMM_LAUNCH(name##_g1b, name##_fin, T, GCONV_TILE_64x64x32, P, a, stream, \
+                                   why, len);
+
+#define GCONV_BWD_WEIGHT_OUT(name, T, TOUT, ACT_FAMILY, WEI_FAMILY)                              \
+    GCONV_IMPL_BWW_GEMM_KERNEL(name##_g0, T, GCONV_TILE_128x128x32, 0, 0)                        \
+    GCONV_IMPL_BWW_GEMM_KERNEL(name##_g1, T, GCONV_TILE_64x64x32, 0, 0)                          \
+    GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_VECFAM(ACT_FAMILY))(GCONV_IMPL_BWW_VEC_KERNELS(name, T))        \
+    GCONV_IMPL_BWW_FIN_KERNEL(name)                                                              \
+    GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_IS_NHWGC(ACT_FAMILY))(GCONV_IMPL_BWW_DIRECT_KERNELS(name, T)) \
+    GCONV_IMPL_BWW_UNUSED static inline int name##_supports(const gconv_problem *p, char *why,   \
+                                                            size_t len)                          \
+    {                                                                                            \
+        return gconv_impl_bww_check(p, NULL, T, TOUT, ACT_FAMILY, WEI_FAMILY, why, len) ==       \
+               GCONV_OK;                                                                         \
+    }                                                                                            \
+    GCONV_IMPL_BWW_UNUSED static inline size_t name##_workspace_size(                            \
+        const gconv_problem *p, const gconv_bwd_weight_args *a)                                  \
+    {                                                                                            \
+        if (gconv_impl_bww_check(p, NULL, T, TOUT, ACT_FAMILY, WEI_FAMILY, NULL, 0) != GCONV_OK) \
+            return 0;                                                                            \
+        return gconv_impl_bww_ws_default(p, T, TOUT, a);                                         \
+    }                                                                                            \
+    GCONV_IMPL_BWW_UNUSED static inline gconv_status name(                                       \
+        const gconv_problem *p, const gconv_bwd_weight_args *a, hipStream_t stream)              \
+    {                                                                                            \
+        char *why_ = a ? a->why : NULL;                                                          \
+        size_t len_ = a ? a->why_len : 0;                                                        \
+        gconv_impl_bww_params P;                                                                 \
+        gconv_status s_;                                                                         \
+        int path_, kind_;                                                                        \
+        if (!a)                                                                                  \
+            return gconv_impl_fail(GCONV_ERR_NULL, NULL, 0, "the argument pointer is null");     \
+        s_ = gconv_impl_bww_check(p, a, T, TOUT, ACT_FAMILY, WEI_FAMILY, why_, len_);            \
+        if (s_ != GCONV_OK)                                                                      \
+            return s_;                                                                           \
+        if (why_ && len_)                                                                        \
+            why_[0] = '\0';                                                                      \
+        gconv_impl_bww_fill(p, T, TOUT, &P);                                                     \
+        P.in = a->in, P.dout = a->d_out, P.dwei = a->d_wei;                                      \
+        P.alpha = a->alpha, P.beta = a->beta;                                                    \
+        path_ = gconv_impl_bww_path_algo(p, T, a->in, a->d_out, a->algo);                        \
+        if (path_ < 0)                                                                           \
+            return gconv_impl_fail(GCONV_ERR_UNSUPPORTED, why_, len_,                            \
+                                   "the direct kernels need the NHWGC family");                  \
+        if (path_ != GCONV_IMPL_BWW_PATH_GEMM) {                                                 \
+            gconv_impl_bww_plan(&P, path_, 0, 0, 0, a->split_k, a->deterministic);               \
+            GCONV_IMPL_BWW_TRY_DIRECT(name, ACT_FAMILY, P, path_, a, stream, why_, len_)         \
+            gconv_impl_bww_fill(p, T, TOUT, &P);                                                 \
+            P.in = a->in, P.dout = a->d_out, P.dwei = a->d_wei;                                  \
+            P.alpha = a->alpha, P.beta = a->beta;                                                \
+        }                                                                                        \
+        kind_ = gconv_impl_bww_gemm_kind(p);                                                     \
+        if (kind_ == 0) {                                                                        \
+            gconv_impl_bww_plan(&P, GCONV_IMPL_BWW_PATH_GEMM, 128, 128, 32, a->split_k,          \
+                                a->deterministic);                                               \
+            GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_VECFAM(ACT_FAMILY))(                                    \
+                GCONV_IMPL_BWW_TRY_VEC(name, T, kind_,                                           \
+                                   gconv_impl_bww_vmode(p, T, 1, a->in, a->d_out), P, a, stream, \
+                                   why_, len_))           \
+            GCONV_IMPL_BWW_GEMM_LAUNCH(name##_g0, name##_fin, T, GCONV_TILE_128x128x32, P, a,    \
+                                       stream, why_, len_);                                      \
+        }                                                                                        \
+        gconv_impl_bww_plan(&P, GCONV_IMPL_BWW_PATH_GEMM, 64, 64, 32, a->split_k,                \
+                            a->deterministic);                                                   \
+        GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_VECFAM(ACT_FAMILY))(                                        \
+            GCONV_IMPL_BWW_TRY_VEC(name, T, kind_,                                           \
+                                   gconv_impl_bww_vmode(p, T, 1, a->in, a->d_out), P, a, stream, \
+                                   why_, len_))               \
+        GCONV_IMPL_BWW_GEMM_LAUNCH(name##_g1, name##_fin, T, GCONV_TILE_64x64x32, P, a, stream,  \
+                                   why_, len_);                                                  \
+    }
+
+#define GCONV_BWD_WEIGHT(name, T, ACT_FAMILY, WEI_FAMILY)                                        \
+    GCONV_BWD_WEIGHT_OUT(name, T, T, ACT_FAMILY, WEI_FAMILY)
+
+/* Pinned tile: implicit GEMM only. */
+#define GCONV_BWD_WEIGHT_TILED(name, T, ACT_FAMILY, WEI_FAMILY, TILE)                            \
+    GCONV_IMPL_BWW_GEMM_KERNEL(name##_gt, T, TILE, 0, 0)                                         \
+    GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_VECFAM(ACT_FAMILY))(                                            \
+        GCONV_IMPL_BWW_GEMM_KERNEL(name##_gtv, T, TILE, 1, 1))                                   \
+    GCONV_IMPL_BWW_FIN_KERNEL(name)                                                              \
+    GCONV_IMPL_BWW_UNUSED static inline int name##_supports(const gconv_problem *p, char *why,   \
+                                                            size_t len)                          \
+    {                                                                                            \
+        return gconv_impl_bww_check(p, NULL, T, T, ACT_FAMILY, WEI_FAMILY, why, len) ==          \
+               GCONV_OK;                                                                         \
+    }                                                                                            \
+    GCONV_IMPL_BWW_UNUSED static inline size_t name##_workspace_size(                            \
+        const gconv_problem *p, const gconv_bwd_weight_args *a)                                  \
+    {                                                                                            \
+        const gconv_impl_tile t_ = {GCONV_IMPL_TILE_ARGS(TILE)};                                 \
+        gconv_impl_bww_params P;                                                                 \
+        size_t w0_, w1_;                                                                         \
+        if (gconv_impl_bww_check(p, NULL, T, T, ACT_FAMILY, WEI_FAMILY, NULL, 0) != GCONV_OK ||  \
+            (a && a->split_k < 0))                                                               \
+            return 0;                                                                            \
+        gconv_impl_bww_fill(p, T, T, &P);                                                        \
+        gconv_impl_bww_plan(&P, GCONV_IMPL_BWW_PATH_GEMM, t_.bm, t_.bn, t_.bk,                   \
+                            a ? a->split_k : 0, 1);                                              \
+        w1_ = gconv_impl_bww_ws_bytes(&P);                                                       \
+        gconv_impl_bww_plan(&P, GCONV_IMPL_BWW_PATH_GEMM, t_.bm, t_.bn, t_.bk,                   \
+                            a ? a->split_k : 0, 0);                                              \
+        w0_ = gconv_impl_bww_ws_bytes(&P);                                                       \
+        if (a)                                                                                   \
+            return a->deterministic ? w1_ : w0_;                                                 \
+        return w1_ > w0_ ? w1_ : w0_;                                                            \
+    }                                                                                            \
+    GCONV_IMPL_BWW_UNUSED static inline gconv_status name(                                       \
+        const gconv_problem *p, const gconv_bwd_weight_args *a, hipStream_t stream)              \
+    {                                                                                            \
+        const gconv_impl_tile tt_ = {GCONV_IMPL_TILE_ARGS(TILE)};                                \
+        char *why_ = a ? a->why : NULL;                                                          \
+        size_t len_ = a ? a->why_len : 0;                                                        \
+        gconv_impl_bww_params P;                                                                 \
+        gconv_status s_;                                                                         \
+        if (!a)                                                                                  \
+            return gconv_impl_fail(GCONV_ERR_NULL, NULL, 0, "the argument pointer is null");     \
+        s_ = gconv_impl_bww_check(p, a, T, T, ACT_FAMILY, WEI_FAMILY, why_, len_);               \
+        if (s_ != GCONV_OK)                                                                      \
+            return s_;                                                                           \
+        if (why_ && len_)                                                                        \
+            why_[0] = '\0';                                                                      \
+        gconv_impl_bww_fill(p, T, T, &P);                                                        \
+        P.in = a->in, P.dout = a->d_out, P.dwei = a->d_wei;                                      \
+        P.alpha = a->alpha, P.beta = a->beta;                                                    \
+        gconv_impl_bww_plan(&P, GCONV_IMPL_BWW_PATH_GEMM, tt_.bm, tt_.bn, tt_.bk, a->split_k,    \
+                            a->deterministic);                                                   \
+        GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_VECFAM(ACT_FAMILY))(                                        \
+            if (gconv_impl_bww_vmode(p, T, 1, a->in, a->d_out) == 2 &&                           \
+                gconv_impl_bww_vtile_ok(tt_.bm, tt_.bn, tt_.bk, gconv_impl_tile_threads(tt_),    \
+                                        (int)gconv_dtype_size(T)))                               \
+                GCONV_IMPL_BWW_GEMM_LAUNCH(name##_gtv, name##_fin, T, TILE, P, a, stream, why_,  \
+                                           len_);)                                               \
+        GCONV_IMPL_BWW_GEMM_LAUNCH(name##_gt, name##_fin, T, TILE, P, a, stream, why_, len_);    \
+    }
+
+#endif /* GCONV_BWD_WEIGHT_H */

@@ -1,0 +1,674 @@
+/* tests/gpu_bwd_weight.hip: the backward-weight operation (gconv/bwd_weight.h) against the CPU
+ * reference (gconv_ref_bwd_weight).
+ *
+ * One Criterion suite, "bwd_weight". Every test skips with the reason when there is no GPU and
+ * has a timeout. What is tested:
+ *   - sweep_*: seeded random problems (1D/2D/3D, the four layout combinations NHWGC/GKYXC,
+ *     GNHWC/GKYXC, NGCHW/GKYXC, NGCHW/GKCYX, G = 1 / a few / depthwise / few channels, strides
+ *     and dilations 1..3, asymmetric pads, odd sizes), 320 per data type (fp32, fp16, bf16 and
+ *     bf16 in / fp32 out), each with a random split_k (automatic, 1 .. 64), reduction mode
+ *     (fast / deterministic) and epilogue (overwrite, scale, bilinear); every weight element
+ *     compared, nothing written outside d_wei (guard zones); deterministic cases run twice and
+ *     must be bit-identical;
+ *   - paths_*: fixed problems for each kernel (GEMM 128x128 and 64x64 tiles, depthwise DW with
+ *     more than 9 taps, few-channel FEWC 4 and 8) with every split mode;
+ *   - tiled: the pinned-tile instantiation;
+ *   - determinism: a large-split deterministic run repeated 5 times, bit-identical;
+ *   - refuse: refusals with their exact status and nothing launched;
+ *   - huge: an input over 2 GB and 2^31 elements (FEWC and GEMM paths), exact integer check.
+ *
+ * Tolerances (gt_tolerance of tests/gpu_common.h): fp32 accumulation over L = N * output pixels
+ * products (the longest partial sum is at most that long), scaled by max|in| * max|d_out| *
+ * |alpha| + |beta| * max|d_wei_old|, plus half an ulp of the output type.
+ *
+ * Build: ninja build/gpu/bin/gpu_bwd_weight   (nvcc sm_90) or see build.ninja.
+ * Run: ./gpu_bwd_weight  (--verbose for per-test logs)
+ */
+#include "gpu_common.h"
+
+#include "../gconv/bwd_weight.h"
+#include "../gconv/reference.h"
+
+/* ---- instantiations ------------------------------------------------------------------------ */
+
+GCONV_BWD_WEIGHT(bww_f32_nhwgc, GCONV_F32, GCONV_NHWGC, GCONV_GKYXC)
+GCONV_BWD_WEIGHT(bww_f32_gnhwc, GCONV_F32, GCONV_GNHWC, GCONV_GKYXC)
+GCONV_BWD_WEIGHT(bww_f32_ngchw, GCONV_F32, GCONV_NGCHW, GCONV_GKYXC)
+GCONV_BWD_WEIGHT(bww_f32_kcyx, GCONV_F32, GCONV_NGCHW, GCONV_GKCYX)
+GCONV_BWD_WEIGHT(bww_f16_nhwgc, GCONV_F16, GCONV_NHWGC, GCONV_GKYXC)
+GCONV_BWD_WEIGHT(bww_f16_gnhwc, GCONV_F16, GCONV_GNHWC, GCONV_GKYXC)
+GCONV_BWD_WEIGHT(bww_f16_ngchw, GCONV_F16, GCONV_NGCHW, GCONV_GKYXC)
+GCONV_BWD_WEIGHT(bww_f16_kcyx, GCONV_F16, GCONV_NGCHW, GCONV_GKCYX)
+GCONV_BWD_WEIGHT(bww_bf16_nhwgc, GCONV_BF16, GCONV_NHWGC, GCONV_GKYXC)
+GCONV_BWD_WEIGHT(bww_bf16_gnhwc, GCONV_BF16, GCONV_GNHWC, GCONV_GKYXC)
+GCONV_BWD_WEIGHT(bww_bf16_ngchw, GCONV_BF16, GCONV_NGCHW, GCONV_GKYXC)
+GCONV_BWD_WEIGHT(bww_bf16_kcyx, GCONV_BF16, GCONV_NGCHW, GCONV_GKCYX)
+GCONV_BWD_WEIGHT_OUT(bww_bf32_nhwgc, GCONV_BF16, GCONV_F32, GCONV_NHWGC, GCONV_GKYXC)
+GCONV_BWD_WEIGHT_OUT(bww_bf32_gnhwc, GCONV_BF16, GCONV_F32, GCONV_GNHWC, GCONV_GKYXC)
+GCONV_BWD_WEIGHT_OUT(bww_bf32_ngchw, GCONV_BF16, GCONV_F32, GCONV_NGCHW, GCONV_GKYXC)
+GCONV_BWD_WEIGHT_OUT(bww_bf32_kcyx, GCONV_BF16, GCONV_F32, GCONV_NGCHW, GCONV_GKCYX)
+GCONV_BWD_WEIGHT_TILED(bww_tiled, GCONV_F16, GCONV_NHWGC, GCONV_GKYXC, GCONV_TILE_128x64x32)
+
+typedef struct gt_bww_impl {
+    const char *name;
+    gconv_dtype t, tout;
+    gconv_layout act, wei;
+    int (*supports)(const gconv_problem *, char *, size_t);
+    size_t (*ws)(const gconv_problem *, const gconv_bwd_weight_args *);
+    gconv_status (*run)(const gconv_problem *, const gconv_bwd_weight_args *, hipStream_t);
+} gt_bww_impl;
+
+#define GT_IMPL(n, T, TO, A, W) {#n, T, TO, A, W, n##_supports, n##_workspace_size, n}
+enum { GT_T_F32 = 0, GT_T_F16, GT_T_BF16, GT_T_BF32, GT_T_COUNT };
+static const gt_bww_impl gt_impls[GT_T_COUNT][4] = {
+    {GT_IMPL(bww_f32_nhwgc, GCONV_F32, GCONV_F32, GCONV_NHWGC, GCONV_GKYXC),
+     GT_IMPL(bww_f32_gnhwc, GCONV_F32, GCONV_F32, GCONV_GNHWC, GCONV_GKYXC),
+     GT_IMPL(bww_f32_ngchw, GCONV_F32, GCONV_F32, GCONV_NGCHW, GCONV_GKYXC),
+     GT_IMPL(bww_f32_kcyx, GCONV_F32, GCONV_F32, GCONV_NGCHW, GCONV_GKCYX)},
+    {GT_IMPL(bww_f16_nhwgc, GCONV_F16, GCONV_F16, GCONV_NHWGC, GCONV_GKYXC),
+     GT_IMPL(bww_f16_gnhwc, GCONV_F16, GCONV_F16, GCONV_GNHWC, GCONV_GKYXC),
+     GT_IMPL(bww_f16_ngchw, GCONV_F16, GCONV_F16, GCONV_NGCHW, GCONV_GKYXC),
+     GT_IMPL(bww_f16_kcyx, GCONV_F16, GCONV_F16, GCONV_NGCHW, GCONV_GKCYX)},
+    {GT_IMPL(bww_bf16_nhwgc, GCONV_BF16, GCONV_BF16, GCONV_NHWGC, GCONV_GKYXC),
+     GT_IMPL(bww_bf16_gnhwc, GCONV_BF16, GCONV_BF16, GCONV_GNHWC, GCONV_GKYXC),
+     GT_IMPL(bww_bf16_ngchw, GCONV_BF16, GCONV_BF16, GCONV_NGCHW, GCONV_GKYXC),
+     GT_IMPL(bww_bf16_kcyx, GCONV_BF16, GCONV_BF16, GCONV_NGCHW, GCONV_GKCYX)},
+    {GT_IMPL(bww_bf32_nhwgc, GCONV_BF16, GCONV_F32, GCONV_NHWGC, GCONV_GKYXC),
+     GT_IMPL(bww_bf32_gnhwc, GCONV_BF16, GCONV_F32, GCONV_GNHWC, GCONV_GKYXC),
+     GT_IMPL(bww_bf32_ngchw, GCONV_BF16, GCONV_F32, GCONV_NGCHW, GCONV_GKYXC),
+     GT_IMPL(bww_bf32_kcyx, GCONV_BF16, GCONV_F32, GCONV_NGCHW, GCONV_GKCYX)},
+};
+static const gt_bww_impl gt_tiled_impl =
+    GT_IMPL(bww_tiled, GCONV_F16, GCONV_F16, GCONV_NHWGC, GCONV_GKYXC);
+
+/* ---- one case -------------------------------------------------------------------------------- */
+
+enum { GT_EPI_OVERWRITE = 0, GT_EPI_SCALE, GT_EPI_BILINEAR, GT_EPI_COUNT };
+
+typedef struct gt_opts {
+    int epi;      /* GT_EPI_* */
+    int split_k;  /* 0 = automatic */
+    int det;      /* deterministic mode */
+    int init;     /* GT_INIT_* */
+    int repeats;  /* extra deterministic runs compared bit for bit (det only) */
+    int algo;     /* GCONV_BWD_WEIGHT_ALGO_* */
+} gt_opts;
+
+static int gt_paths[3];
+
+/* Run p on impl im with options o; compare with the reference. Returns 1 on pass; on failure
+ * records a Criterion expectation failure with the problem and the worst element. */
+static int gt_case(const gt_bww_impl *im, const gconv_problem *p, const gt_opts *o, uint64_t seed)
+{
+    char pb[256], why[256], rb[512];
+    gt_rng r = gt_rng_make(seed);
+    const size_t esz = gconv_dtype_size(im->t), osz = gconv_dtype_size(im->tout);
+    const int64_t n_in = gconv_in_elems(p), n_out = gconv_out_elems(p), n_w = gconv_wei_elems(p);
+    void *h_in = gt_host_alloc((size_t)n_in * esz), *h_dout = gt_host_alloc((size_t)n_out * esz);
+    void *h_old = gt_host_alloc((size_t)n_w * osz), *h_got = gt_host_alloc((size_t)n_w * osz);
+    float *ref = (float *)gt_host_alloc((size_t)n_w * sizeof(float));
+    void *d_in, *d_dout, *d_ws = NULL;
+    gt_guarded gw;
+    gconv_bwd_weight_args a;
+    gconv_status s;
+    size_t wsb;
+    float alpha = 1.0f, beta = 0.0f;
+    double maxold = 0.0, scale;
+    int ok = 1, rep;
+    int64_t i, bad = 0, unwritten = 0, worst_i = -1;
+    double worst = -1.0;
+    gt_tol tol;
+
+    gt_problem_str(p, pb, sizeof pb);
+    if (o->epi == GT_EPI_SCALE)
+        alpha = gt_rng_int(&r, 0, 1) ? -1.5f : 0.5f;
+    else if (o->epi == GT_EPI_BILINEAR)
+        alpha = 0.75f, beta = gt_rng_int(&r, 0, 1) ? -0.5f : 1.0f;
+    gt_fill(im->t, h_in, (size_t)n_in, &r, o->init);
+    gt_fill(im->t, h_dout, (size_t)n_out, &r, o->init);
+    if (beta != 0.0f) {
+        gt_fill(im->tout, h_old, (size_t)n_w, &r, o->init);
+    } else {
+        gt_poison_host(h_old, (size_t)n_w * osz); /* beta 0: d_wei must not be read */
+    }
+    for (i = 0; i < n_w; i++) {
+        ref[i] = beta != 0.0f ? gconv_load_f32(im->tout, h_old, (size_t)i) : 0.0f;
+        if (fabs(ref[i]) > maxold)
+            maxold = fabs(ref[i]);
+    }
+    s = gconv_ref_bwd_weight(p, im->t, h_in, h_dout, ref, GCONV_F32, alpha, beta);
+    cr_assert(s == GCONV_OK, "reference failed: %s", gconv_status_name(s));
+
+    d_in = gt_dev_upload(h_in, (size_t)n_in * esz);
+    d_dout = gt_dev_upload(h_dout, (size_t)n_out * esz);
+    gw = gt_guarded_alloc((size_t)n_w * osz);
+    memset(&a, 0, sizeof a);
+    a.in = d_in, a.d_out = d_dout, a.d_wei = gw.p;
+    a.alpha = alpha, a.beta = beta;
+    a.split_k = o->split_k, a.deterministic = o->det, a.algo = o->algo;
+    a.why = why, a.why_len = sizeof why;
+    wsb = im->ws(p, &a);
+    if (wsb) {
+        d_ws = gt_dev_alloc(wsb);
+        GT_CHECK(hipMemset(d_ws, 0xFF, wsb)); /* poison: the launcher must zero what it sums */
+    }
+    a.workspace = d_ws, a.workspace_size = wsb;
+    {
+        const int pa = gconv_impl_bww_path_algo(p, im->t, d_in, d_dout, o->algo);
+        gt_paths[pa < 0 ? 0 : pa]++;
+    }
+
+    for (rep = 0; rep <= (o->det ? o->repeats : 0) && ok; rep++) {
+        GT_CHECK(hipMemcpy(gw.p, h_old, (size_t)n_w * osz, hipMemcpyHostToDevice));
+        if (rep > 0 && wsb)
+            GT_CHECK(hipMemset(d_ws, 0xFF, wsb));
+        s = im->run(p, &a, 0);
+        if (s != GCONV_OK) {
+            cr_expect_fail("%s: %s: launch refused: %s (%s)", im->name, pb,
+                           gconv_status_name(s), why);
+            ok = 0;
+            break;
+        }
+        GT_CHECK(hipDeviceSynchronize());
+        if (rep == 0) {
+            gt_dev_download(h_got, gw.p, (size_t)n_w * osz);
+        } else {
+            void *again = gt_host_alloc((size_t)n_w * osz);
+            gt_dev_download(again, gw.p, (size_t)n_w * osz);
+            if (memcmp(again, h_got, (size_t)n_w * osz)) {
+                cr_expect_fail("%s: %s: deterministic run %d differs from run 0 (split_k %d)",
+                               im->name, pb, rep, o->split_k);
+                ok = 0;
+            }
+            free(again);
+        }
+    }
+    if (ok) {
+        long long first = 0;
+        size_t gb = gt_guarded_check(&gw, &first);
+        if (gb) {
+            cr_expect_fail("%s: %s: %zu guard bytes written (first at %lld)", im->name, pb, gb,
+                           first);
+            ok = 0;
+        }
+    }
+    if (ok) {
+        scale = gt_init_max(o->init) * gt_init_max(o->init) * fabs(alpha) +
+                fabs(beta) * maxold;
+        tol = gt_tolerance(im->tout, (int64_t)p->N * gconv_out_spatial(p), scale, 0);
+        for (i = 0; i < n_w; i++) {
+            const double v = gconv_load_f32(im->tout, h_got, (size_t)i), rv = ref[i];
+            const double allowed = tol.atol + tol.rtol * fabs(rv);
+            const double ratio = v == v ? fabs(v - rv) / allowed : INFINITY;
+            if (gt_is_poison(im->tout, h_got, (size_t)i))
+                unwritten++;
+            if (!(ratio <= 1.0))
+                bad++;
+            if (ratio > worst)
+                worst = ratio, worst_i = i;
+        }
+        if (bad) {
+            snprintf(rb, sizeof rb,
+                     "%lld of %lld weights out of tolerance (%lld unwritten); worst flat index "
+                     "%lld: got %.9g want %.9g allowed %.3g",
+                     (long long)bad, (long long)n_w, (long long)unwritten, (long long)worst_i,
+                     gconv_load_f32(im->tout, h_got, (size_t)worst_i), ref[worst_i],
+                     tol.atol + tol.rtol * fabs(ref[worst_i]));
+            cr_expect_fail("%s: %s: split_k %d det %d epi %d algo %d path %d: %s", im->name, pb,
+                           o->split_k, o->det, o->epi, o->algo,
+                           gconv_impl_bww_path_algo(p, im->t, d_in, d_dout, o->algo), rb);
+            ok = 0;
+        }
+    }
+    gt_dev_free(d_in);
+    gt_dev_free(d_dout);
+    gt_dev_free(d_ws);
+    gt_guarded_free(&gw);
+    free(h_in), free(h_dout), free(h_old), free(h_got), free(ref);
+    return ok;
+}
+
+/* ---- random problems ------------------------------------------------------------------------- */
+
+static double gt_macs(const gconv_problem *p)
+{
+    return (double)gconv_wei_elems(p) * p->N * gconv_out_spatial(p);
+}
+
+static void gt_random_problem(gt_rng *r, gconv_problem *p, double max_macs)
+{
+    for (;;) {
+        int nd = gt_rng_int(r, 0, 99), kind = gt_rng_int(r, 0, 99);
+        int ndim = nd < 30 ? 1 : nd < 75 ? 2 : 3;
+        int G, C, K, N, i;
+        int in[3], f[3], s[3], dl[3], pl[3], ph[3];
+        if (kind < 25) { /* dense, GEMM */
+            G = 1, C = gt_rng_int(r, 1, 48), K = gt_rng_int(r, 1, 48);
+        } else if (kind < 45) { /* a few groups */
+            G = gt_rng_int(r, 2, 5), C = gt_rng_int(r, 1, 40), K = gt_rng_int(r, 1, 40);
+        } else if (kind < 70) { /* depthwise, vector-friendly G half of the time */
+            G = gt_rng_int(r, 0, 1) ? 8 * gt_rng_int(r, 1, 12) : gt_rng_int(r, 1, 70);
+            C = 1, K = 1;
+        } else { /* few channels per group (FEWC: C, K <= 8; a few above) */
+            G = gt_rng_int(r, 1, 40), C = gt_rng_int(r, 1, 10), K = gt_rng_int(r, 1, 10);
+            if (gt_rng_int(r, 0, 1))
+                C = C < 5 ? 4 : 8, K = C; /* vector loads */
+        }
+        if (kind < 45 && gt_rng_int(r, 0, 1)) {
+            /* multiples of 8 (C, and K half of the time): the vector gathers */
+            C = 8 * ((C + 7) / 8);
+            if (gt_rng_int(r, 0, 1))
+                K = 8 * ((K + 7) / 8);
+        }
+        N = gt_rng_int(r, 1, 3);
+        for (i = 0; i < ndim; i++) {
+            int maxf = ndim == 3 ? 3 : 5, span, extra = ndim == 1 ? 60 : ndim == 2 ? 14 : 6;
+            f[i] = gt_rng_int(r, 0, 4) ? gt_rng_int(r, 1, maxf) : 1;
+            s[i] = gt_rng_int(r, 1, 3);
+            dl[i] = gt_rng_int(r, 0, 2) ? 1 : gt_rng_int(r, 2, 3);
+            pl[i] = gt_rng_int(r, 0, 2);
+            ph[i] = gt_rng_int(r, 0, 2);
+            span = dl[i] * (f[i] - 1) + 1;
+            in[i] = span - pl[i] - ph[i];
+            if (in[i] < 1)
+                in[i] = 1;
+            in[i] += gt_rng_int(r, 0, extra);
+        }
+        gconv_problem_nd(p, ndim, G, N, C, K, in, f, s, pl, dl);
+        for (i = 0; i < ndim; i++)
+            p->pad_hi[3 - ndim + i] = ph[i];
+        if (gconv_problem_check(p, NULL, 0) != GCONV_OK)
+            continue;
+        if (gt_macs(p) > max_macs || gconv_out_elems(p) > 300000 || gconv_in_elems(p) > 300000)
+            continue;
+        return;
+    }
+}
+
+static void gt_set_layouts(gconv_problem *p, const gt_bww_impl *im)
+{
+    gconv_problem_set_layouts(p, im->act, im->wei);
+}
+
+static const int gt_splits[10] = {0, 0, 0, 1, 2, 3, 5, 16, 33, 64};
+
+static gt_opts gt_random_opts(gt_rng *r)
+{
+    gt_opts o;
+    o.split_k = gt_splits[gt_rng_int(r, 0, 9)];
+    o.det = gt_rng_int(r, 0, 1);
+    o.epi = gt_rng_int(r, 0, GT_EPI_COUNT - 1);
+    o.init = gt_rng_int(r, 0, 4) ? GT_INIT_DECIMAL : GT_INIT_INT;
+    o.repeats = o.det && gt_rng_int(r, 0, 3) == 0 ? 1 : 0;
+    o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
+    return o;
+}
+
+#define GT_SWEEP_PER_FAMILY 80
+#define GT_SWEEP_MAX_MACS 1.5e6
+
+static void gt_sweep(int ti, int fi)
+{
+    const gt_bww_impl *im = &gt_impls[ti][fi];
+    gt_rng r = gt_rng_make(0xB00E0000u + (uint64_t)ti * 16 + (uint64_t)fi);
+    int i, pass = 0;
+    gt_require_gpu();
+    memset(gt_paths, 0, sizeof gt_paths);
+    for (i = 0; i < GT_SWEEP_PER_FAMILY; i++) {
+        gconv_problem p;
+        gt_opts o = gt_random_opts(&r);
+        gt_random_problem(&r, &p, GT_SWEEP_MAX_MACS);
+        gt_set_layouts(&p, im);
+        pass += gt_case(im, &p, &o, gt_rng_next(&r));
+    }
+    cr_log_info("%s: %d of %d random problems pass (paths GEMM %d DW %d FEWC %d)", im->name,
+                pass, GT_SWEEP_PER_FAMILY, gt_paths[0], gt_paths[1], gt_paths[2]);
+}
+
+Test(bwd_weight, sweep_f32_nhwgc, .timeout = 60) { gt_sweep(GT_T_F32, 0); }
+Test(bwd_weight, sweep_f32_gnhwc, .timeout = 60) { gt_sweep(GT_T_F32, 1); }
+Test(bwd_weight, sweep_f32_ngchw, .timeout = 60) { gt_sweep(GT_T_F32, 2); }
+Test(bwd_weight, sweep_f32_ngchw_kcyx, .timeout = 60) { gt_sweep(GT_T_F32, 3); }
+Test(bwd_weight, sweep_f16_nhwgc, .timeout = 60) { gt_sweep(GT_T_F16, 0); }
+Test(bwd_weight, sweep_f16_gnhwc, .timeout = 60) { gt_sweep(GT_T_F16, 1); }
+Test(bwd_weight, sweep_f16_ngchw, .timeout = 60) { gt_sweep(GT_T_F16, 2); }
+Test(bwd_weight, sweep_f16_ngchw_kcyx, .timeout = 60) { gt_sweep(GT_T_F16, 3); }
+Test(bwd_weight, sweep_bf16_nhwgc, .timeout = 60) { gt_sweep(GT_T_BF16, 0); }
+Test(bwd_weight, sweep_bf16_gnhwc, .timeout = 60) { gt_sweep(GT_T_BF16, 1); }
+Test(bwd_weight, sweep_bf16_ngchw, .timeout = 60) { gt_sweep(GT_T_BF16, 2); }
+Test(bwd_weight, sweep_bf16_ngchw_kcyx, .timeout = 60) { gt_sweep(GT_T_BF16, 3); }
+Test(bwd_weight, sweep_bf16_f32_nhwgc, .timeout = 60) { gt_sweep(GT_T_BF32, 0); }
+Test(bwd_weight, sweep_bf16_f32_gnhwc, .timeout = 60) { gt_sweep(GT_T_BF32, 1); }
+Test(bwd_weight, sweep_bf16_f32_ngchw, .timeout = 60) { gt_sweep(GT_T_BF32, 2); }
+Test(bwd_weight, sweep_bf16_f32_ngchw_kcyx, .timeout = 60) { gt_sweep(GT_T_BF32, 3); }
+
+/* ---- fixed problems per kernel path ------------------------------------------------------------ */
+
+typedef struct gt_fixed {
+    const char *what;
+    int ndim, G, N, C, K, in[3], f[3], s[3], d[3], pl[3], ph[3];
+} gt_fixed;
+
+static const gt_fixed gt_fixed_cases[] = {
+    /* GEMM 128x128 tile (K >= 96, C*taps >= 96), partial tiles */
+    {"gemm128", 2, 1, 2, 40, 100, {1, 9, 11}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 0}},
+    {"gemm128 g2", 2, 2, 1, 13, 130, {1, 7, 6}, {1, 3, 3}, {1, 2, 1}, {1, 1, 2}, {0, 2, 1}, {0, 0, 2}},
+    {"gemm128 vec", 2, 1, 2, 16, 128, {1, 9, 10}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"gemm64 vec", 2, 2, 2, 24, 40, {1, 11, 9}, {1, 3, 3}, {1, 2, 1}, {1, 1, 2}, {0, 1, 2}, {0, 2, 1}},
+    {"gemm64 bvec", 2, 1, 2, 32, 36, {1, 8, 9}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    /* GEMM 64x64, dense and grouped */
+    {"gemm64", 2, 1, 3, 33, 20, {1, 10, 9}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"gemm64 3d", 3, 3, 2, 17, 18, {5, 6, 7}, {3, 3, 3}, {2, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 1, 2}},
+    /* DW: 3x3 s1, 5x5 (two tap chunks), 1D 7 taps, stride 2 */
+    {"dw 3x3", 2, 64, 2, 1, 1, {1, 13, 12}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"dw 5x5 s2", 2, 40, 2, 1, 1, {1, 15, 14}, {1, 5, 5}, {1, 2, 2}, {1, 1, 1}, {0, 2, 2}, {0, 1, 2}},
+    {"dw 1d", 1, 24, 3, 1, 1, {1, 1, 50}, {1, 1, 7}, {1, 1, 1}, {1, 1, 2}, {0, 0, 3}, {0, 0, 5}},
+    {"dw 3d", 3, 16, 1, 1, 1, {4, 6, 7}, {3, 3, 3}, {1, 2, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    /* FEWC 4 and 8: ResNeXt-like */
+    {"fewc4", 2, 32, 2, 4, 4, {1, 12, 11}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"fewc8", 2, 32, 2, 8, 8, {1, 9, 10}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"gemm c16", 2, 8, 2, 16, 16, {1, 7, 7}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"fewc odd", 2, 7, 2, 5, 7, {1, 8, 9}, {1, 3, 2}, {1, 1, 2}, {1, 2, 1}, {0, 1, 0}, {0, 2, 1}},
+    {"fewc4 5x5", 2, 16, 2, 4, 4, {1, 9, 9}, {1, 5, 5}, {1, 1, 1}, {1, 1, 1}, {0, 2, 2}, {0, 2, 2}},
+    {"fewc4t odd", 2, 9, 2, 3, 2, {1, 9, 8}, {1, 3, 3}, {1, 2, 1}, {1, 1, 2}, {0, 1, 2}, {0, 0, 1}},
+};
+
+static void gt_fixed_problem(const gt_fixed *e, gconv_problem *p)
+{
+    int i;
+    memset(p, 0, sizeof *p);
+    p->ndim = e->ndim, p->G = e->G, p->N = e->N, p->C = e->C, p->K = e->K;
+    for (i = 0; i < 3; i++) {
+        p->in[i] = e->in[i], p->filter[i] = e->f[i], p->stride[i] = e->s[i];
+        p->dilation[i] = e->d[i], p->pad_lo[i] = e->pl[i], p->pad_hi[i] = e->ph[i];
+    }
+}
+
+static void gt_paths_for(int ti)
+{
+    const int nf = (int)(sizeof gt_fixed_cases / sizeof gt_fixed_cases[0]);
+    static const int splits[4] = {0, 1, 7, 64};
+    int i, j, fi, pass = 0, total = 0;
+    gt_rng r = gt_rng_make(0xF1C5u + (uint64_t)ti);
+    gt_require_gpu();
+    for (i = 0; i < nf; i++)
+        for (fi = 0; fi < 4; fi += 3) /* NHWGC (direct kernels) and NGCHW/GKCYX */
+            for (j = 0; j < 8; j++) {
+                gconv_problem p;
+                gt_opts o;
+                gt_fixed_problem(&gt_fixed_cases[i], &p);
+                gt_set_layouts(&p, &gt_impls[ti][fi]);
+                o.split_k = splits[j % 4], o.det = j / 4, o.epi = j % 3;
+                o.init = GT_INIT_DECIMAL, o.repeats = o.det;
+                o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
+                pass += gt_case(&gt_impls[ti][fi], &p, &o, gt_rng_next(&r));
+                total++;
+            }
+    cr_log_info("paths type %d: %d of %d pass", ti, pass, total);
+}
+
+Test(bwd_weight, paths_f32, .timeout = 60) { gt_paths_for(GT_T_F32); }
+Test(bwd_weight, paths_f16, .timeout = 60) { gt_paths_for(GT_T_F16); }
+Test(bwd_weight, paths_bf16, .timeout = 60) { gt_paths_for(GT_T_BF16); }
+Test(bwd_weight, paths_bf16_f32, .timeout = 60) { gt_paths_for(GT_T_BF32); }
+
+/* Forced algorithms: every fixed problem through the GEMM and through the direct kernels. */
+static void gt_algos_for(int ti)
+{
+    const int nf = (int)(sizeof gt_fixed_cases / sizeof gt_fixed_cases[0]);
+    int i, j;
+    gt_rng r = gt_rng_make(0xA160u + (uint64_t)ti);
+    gt_require_gpu();
+    for (i = 0; i < nf; i++)
+        for (j = 0; j < 4; j++) {
+            gconv_problem p;
+            gt_opts o = gt_random_opts(&r);
+            gt_fixed_problem(&gt_fixed_cases[i], &p);
+            gt_set_layouts(&p, &gt_impls[ti][0]);
+            o.algo = j % 2 ? GCONV_BWD_WEIGHT_ALGO_DIRECT : GCONV_BWD_WEIGHT_ALGO_GEMM;
+            o.det = j / 2;
+            o.repeats = o.det;
+            gt_case(&gt_impls[ti][0], &p, &o, gt_rng_next(&r));
+        }
+}
+
+Test(bwd_weight, algos_f16, .timeout = 60) { gt_algos_for(GT_T_F16); }
+Test(bwd_weight, algos_f32, .timeout = 60) { gt_algos_for(GT_T_F32); }
+
+Test(bwd_weight, tiled, .timeout = 60)
+{
+    gt_rng r = gt_rng_make(0x711Eu);
+    int i;
+    gt_require_gpu();
+    for (i = 0; i < 24; i++) {
+        gconv_problem p;
+        gt_opts o = gt_random_opts(&r);
+        gt_random_problem(&r, &p, GT_SWEEP_MAX_MACS);
+        gt_set_layouts(&p, &gt_tiled_impl);
+        gt_case(&gt_tiled_impl, &p, &o, gt_rng_next(&r));
+    }
+}
+
+/* Deterministic mode over many splits (atomics would reorder): 5 runs, bit-identical. */
+Test(bwd_weight, determinism, .timeout = 60)
+{
+    static const int which[4][2] = {{GT_T_F16, 0}, {GT_T_F32, 3}, {GT_T_BF16, 0}, {GT_T_BF32, 1}};
+    static const gt_fixed cs[4] = {
+        {"dense", 2, 1, 4, 24, 40, {1, 20, 20}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+        {"dense kcyx", 2, 2, 4, 9, 20, {1, 16, 16}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+        {"dw", 2, 96, 4, 1, 1, {1, 24, 24}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+        {"fewc", 2, 16, 4, 4, 4, {1, 20, 20}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    };
+    int i, j;
+    gt_require_gpu();
+    for (i = 0; i < 4; i++)
+        for (j = 0; j < 2; j++) {
+            gconv_problem p;
+            gt_opts o;
+            const gt_bww_impl *im = &gt_impls[which[i][0]][which[i][1]];
+            gt_fixed_problem(&cs[i], &p);
+            gt_set_layouts(&p, im);
+            o.split_k = j ? 0 : 64, o.det = 1, o.epi = GT_EPI_BILINEAR;
+            o.init = GT_INIT_DECIMAL, o.repeats = 4, o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
+            gt_case(im, &p, &o, 77 + (uint64_t)i);
+        }
+}
+
+/* ---- refusals -------------------------------------------------------------------------------- */
+
+Test(bwd_weight, refuse, .timeout = 60)
+{
+    const gt_bww_impl *im = &gt_impls[GT_T_F16][0];
+    gconv_problem p, q;
+    gconv_bwd_weight_args a;
+    char why[256];
+    void *d_in, *d_dout, *d_ws;
+    gt_guarded gw;
+    size_t need;
+    gconv_status s;
+    gt_require_gpu();
+    gconv_problem_2d(&p, 2, 2, 24, 40, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1);
+    d_in = gt_dev_alloc((size_t)gconv_in_bytes(&p, GCONV_F16) + 64);
+    d_dout = gt_dev_alloc((size_t)gconv_out_bytes(&p, GCONV_F16) + 64);
+    gw = gt_guarded_alloc((size_t)gconv_wei_bytes(&p, GCONV_F16));
+    GT_CHECK(hipMemset(d_in, 0, (size_t)gconv_in_bytes(&p, GCONV_F16)));
+    GT_CHECK(hipMemset(d_dout, 0, (size_t)gconv_out_bytes(&p, GCONV_F16)));
+    memset(&a, 0, sizeof a);
+    a.in = d_in, a.d_out = d_dout, a.d_wei = gw.p, a.alpha = 1.0f;
+    a.why = why, a.why_len = sizeof why;
+    a.split_k = 4, a.deterministic = 1;
+    need = im->ws(&p, &a);
+    cr_expect(need > 0, "split_k 4 deterministic must need a workspace");
+    d_ws = gt_dev_alloc(need + 16);
+
+#define GT_REFUSE(expr_args, problem, want)                                                      \
+    do {                                                                                         \
+        why[0] = '\0';                                                                           \
+        s = im->run(problem, expr_args, 0);                                                      \
+        cr_expect(s == (want), "line %d: got %s (%s), want %s", __LINE__, gconv_status_name(s),  \
+                  why, gconv_status_name(want));                                                 \
+    } while (0)
+
+    GT_REFUSE(NULL, &p, GCONV_ERR_NULL);
+    GT_REFUSE(&a, NULL, GCONV_ERR_NULL);
+    a.workspace = NULL, a.workspace_size = 0;
+    GT_REFUSE(&a, &p, GCONV_ERR_WORKSPACE);
+    a.workspace = d_ws, a.workspace_size = need - 4;
+    GT_REFUSE(&a, &p, GCONV_ERR_WORKSPACE);
+    a.workspace_size = need;
+    a.workspace = (char *)d_ws + 2;
+    GT_REFUSE(&a, &p, GCONV_ERR_ALIGNMENT);
+    a.workspace = d_ws;
+    a.in = NULL;
+    GT_REFUSE(&a, &p, GCONV_ERR_NULL);
+    a.in = d_in, a.d_out = NULL;
+    GT_REFUSE(&a, &p, GCONV_ERR_NULL);
+    a.d_out = d_dout, a.d_wei = NULL;
+    GT_REFUSE(&a, &p, GCONV_ERR_NULL);
+    a.d_wei = gw.p;
+    a.in = (char *)d_in + 1;
+    GT_REFUSE(&a, &p, GCONV_ERR_ALIGNMENT);
+    a.in = d_in, a.d_wei = (char *)gw.p + 1;
+    GT_REFUSE(&a, &p, GCONV_ERR_ALIGNMENT);
+    a.d_wei = gw.p;
+    a.split_k = -1;
+    GT_REFUSE(&a, &p, GCONV_ERR_ARGUMENT);
+    a.split_k = GCONV_BWD_WEIGHT_MAX_SPLIT + 1;
+    GT_REFUSE(&a, &p, GCONV_ERR_ARGUMENT);
+    a.split_k = 4;
+    a.alpha = NAN;
+    GT_REFUSE(&a, &p, GCONV_ERR_ARGUMENT);
+    a.alpha = 1.0f, a.beta = INFINITY;
+    GT_REFUSE(&a, &p, GCONV_ERR_ARGUMENT);
+    a.beta = 0.0f;
+    a.algo = 3;
+    GT_REFUSE(&a, &p, GCONV_ERR_ARGUMENT);
+    a.algo = GCONV_BWD_WEIGHT_ALGO_DIRECT;
+    {
+        /* the direct kernels exist for NHWGC only */
+        const gt_bww_impl *ng = &gt_impls[GT_T_F16][2];
+        gconv_problem pn = p;
+        gconv_problem_set_layouts(&pn, GCONV_NGCHW, GCONV_GKYXC);
+        s = ng->run(&pn, &a, 0);
+        cr_expect(s == GCONV_ERR_UNSUPPORTED, "direct on NGCHW: got %s", gconv_status_name(s));
+    }
+    a.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
+    q = p, q.C = 0;
+    GT_REFUSE(&a, &q, GCONV_ERR_SIZE);
+    q = p, q.stride[2] = 0;
+    GT_REFUSE(&a, &q, GCONV_ERR_STRIDE);
+    q = p;
+    gconv_problem_set_layouts(&q, GCONV_NGCHW, GCONV_GKYXC);
+    GT_REFUSE(&a, &q, GCONV_ERR_LAYOUT);
+    q = p;
+    gconv_problem_set_layouts(&q, GCONV_NHWGC, GCONV_GKCYX);
+    GT_REFUSE(&a, &q, GCONV_ERR_LAYOUT);
+    cr_expect(!im->supports(&q, why, sizeof why) && strlen(why) > 0,
+              "supports must refuse a layout mismatch with a reason");
+    cr_expect(im->supports(&p, NULL, 0), "supports must accept the problem");
+    /* nothing was launched: d_wei still holds its poison everywhere */
+    GT_CHECK(hipDeviceSynchronize());
+    cr_expect(gt_dev_count_poison(gw.p, gconv_wei_elems(&p), GCONV_F16) ==
+                  (unsigned long long)gconv_wei_elems(&p),
+              "a refused launch wrote d_wei");
+    /* and the accepted launch works */
+    GT_REFUSE(&a, &p, GCONV_OK);
+    GT_CHECK(hipDeviceSynchronize());
+    cr_expect(gt_dev_count_poison(gw.p, gconv_wei_elems(&p), GCONV_F16) == 0,
+              "an accepted launch left d_wei elements unwritten");
+    /* pinned tile: layout refusal */
+    q = p;
+    gconv_problem_set_layouts(&q, GCONV_GNHWC, GCONV_GKYXC);
+    s = gt_tiled_impl.run(&q, &a, 0);
+    cr_expect(s == GCONV_ERR_LAYOUT, "tiled: got %s", gconv_status_name(s));
+#undef GT_REFUSE
+    gt_dev_free(d_in);
+    gt_dev_free(d_dout);
+    gt_dev_free(d_ws);
+    gt_guarded_free(&gw);
+}
+
+/* ---- > 2 GB --------------------------------------------------------------------------------
+ * bf16 input of 16448 x W x C (over 2^31 elements, 4.3 / 12.9 GB) filled on the device by hash,
+ * 1x1 filter with stride 64 so that d_out (filled on the host) and the host's exact sum stay
+ * small while the kernel reads input rows past 2^31 elements. Integers in [-2, 2]: every
+ * partial sum is an exact fp32 integer, so the fp32 gradient must match exactly. */
+static void gt_huge_case(const gt_bww_impl *im, void *d_in, int C, int K, int W, uint64_t seed)
+{
+    gconv_problem p;
+    gconv_bwd_weight_args a;
+    char why[256], pb[256];
+    const int H = 16448;
+    int64_t o, n_out;
+    float *h_dout, *ref, *got;
+    void *d_dout, *d_wei, *d_ws = NULL;
+    size_t wsb;
+    gconv_status s;
+    int oh, ow, k, c, OH, OW, bad = 0;
+    gconv_problem_2d(&p, 1, 1, C, K, H, W, 1, 1, 64, 64, 0, 0, 1, 1);
+    gt_problem_str(&p, pb, sizeof pb);
+    cr_assert(gconv_in_elems(&p) > ((int64_t)1 << 31), "not huge: %s", pb);
+    OH = gconv_out_len(&p, 1), OW = gconv_out_len(&p, 2);
+    n_out = gconv_out_elems(&p);
+    h_dout = (float *)gt_host_alloc((size_t)n_out * sizeof(float));
+    {
+        /* d_out as bf16 of small integers; stored as bf16 bits on the device */
+        uint16_t *hb = (uint16_t *)gt_host_alloc((size_t)n_out * 2);
+        for (o = 0; o < n_out; o++) {
+            h_dout[o] = (float)gt_hash_int(seed, (uint64_t)o, -2, 5);
+            hb[o] = gconv_f32_to_bf16(h_dout[o]).bits;
+        }
+        d_dout = gt_dev_upload(hb, (size_t)n_out * 2);
+        free(hb);
+    }
+    ref = (float *)gt_host_alloc((size_t)K * C * sizeof(float));
+    got = (float *)gt_host_alloc((size_t)K * C * sizeof(float));
+    memset(ref, 0, (size_t)K * C * sizeof(float));
+    for (oh = 0; oh < OH; oh++)
+        for (ow = 0; ow < OW; ow++)
+            for (c = 0; c < C; c++) {
+                const int64_t ii = ((int64_t)(oh * 64) * W + (int64_t)ow * 64) * C + c;
+                const float x = (float)gt_hash_int(1234, (uint64_t)ii, -2, 5);
+                for (k = 0; k < K; k++)
+                    ref[k * C + c] += x * h_dout[((int64_t)oh * OW + ow) * K + k];
+            }
+    d_wei = gt_dev_alloc((size_t)K * C * 4);
+    GT_CHECK(hipMemset(d_wei, 0xFF, (size_t)K * C * 4));
+    memset(&a, 0, sizeof a);
+    a.in = d_in, a.d_out = d_dout, a.d_wei = d_wei, a.alpha = 1.0f;
+    a.why = why, a.why_len = sizeof why;
+    wsb = im->ws(&p, &a);
+    if (wsb)
+        d_ws = gt_dev_alloc(wsb);
+    a.workspace = d_ws, a.workspace_size = wsb;
+    s = im->run(&p, &a, 0);
+    cr_assert(s == GCONV_OK, "%s: %s (%s)", pb, gconv_status_name(s), why);
+    GT_CHECK(hipDeviceSynchronize());
+    gt_dev_download(got, d_wei, (size_t)K * C * 4);
+    for (k = 0; k < K * C; k++)
+        bad += got[k] != ref[k];
+    cr_expect(bad == 0, "huge %s path %d: %d of %d weights differ (first: got %g want %g)", pb,
+              gconv_impl_bww_path(&p, im->t, d_in, d_dout), bad, K * C, got[0], ref[0]);
+    gt_dev_free(d_dout);
+    gt_dev_free(d_wei);
+    gt_dev_free(d_ws);
+    free(h_dout), free(ref), free(got);
+}
+
+Test(bwd_weight, huge, .timeout = 120)
+{
+    const int64_t n = (int64_t)16448 * 16400 * 24;
+    size_t fr = 0, tot = 0;
+    void *d_in;
+    gt_require_gpu();
+    GT_CHECK(hipMemGetInfo(&fr, &tot));
+    if (fr < (size_t)n * 2 + ((size_t)1 << 30))
+        cr_skip_test("needs %.1f GB of free device memory, %.1f GB free", n * 2 / 1e9, fr / 1e9);
+    d_in = gt_dev_alloc((size_t)n * 2);
+    gt_dev_fill_hash(d_in, n, GCONV_BF16, 1234, -2, 5);
+    /* FEWC path: C = K = 8 (W tripled: the same bytes) */
+    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 8, 8, 16400 * 3, 9);
+    /* GEMM path: C = K = 24 */
+    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 24, 24, 16400, 10);
+    gt_dev_free(d_in);
+}
