@@ -1,7 +1,8 @@
 /* gconv.h: grouped-convolution GPU kernels for HIP, as a header-only C library.
  *
  * WHAT IT IS
- *   Forward, backward-data and backward-weight grouped convolutions in 1D, 2D and 3D, for
+ *   Forward, backward-data and backward-weight grouped convolutions in 1D, 2D and 3D, and the
+ *   fused grouped conv -> pointwise conv forward (depthwise separable, intermediate on chip), for
  *   fp32, fp16 and bf16 (fp32 accumulation), in the NHWGC / GNHWC / NGCHW activation and
  *   GKYXC / GKCYX weight layout families, with a fused epilogue (scale, up to four extra "D"
  *   tensors such as bias or residual, ReLU / clamp, or your own device function). There is no
@@ -56,7 +57,10 @@
 #include "gconv/platform.h"
 #include "gconv/device.h"
 
-/* the operations, one header each (add a line as each lands) */
+/* the operations, one header each */
 #include "gconv/fwd.h"
+#include "gconv/bwd_data.h"
+#include "gconv/bwd_weight.h"
+#include "gconv/fused_fwd.h"
 
 #endif /* GCONV_UMBRELLA_H */

@@ -25,8 +25,9 @@
  *
  * Operations. Everything per operation sits in one bench_op table entry (its tensors, its
  * reference kernel, its vendor setup and launch, its gconv launch); the driver around it
- * (data, rotation, checks, timing, floor, table, CSV) is shared. Only "fwd" exists now;
- * backward data, backward weight and conv->conv are further entries with their own suites.
+ * (data, rotation, checks, timing, floor, table, CSV) is shared. "fwd" is below; the other
+ * operations live in bench/op_<op>.inc (BENCH_NO_<OP> leaves one out), with suites
+ * bench/suites/<op>_*.txt.
  *
  * Build: nvcc -std=c++17 -O3 -arch=sm_90 -x cu -I. bench/bench.hip -lcudnn -lcublas (see
  * tools/bench-gpu). gconv/fwd.h is used when it exists (define BENCH_NO_GCONV to leave it
@@ -113,6 +114,7 @@ typedef struct bench_opts {
     const char *csv;
     int profile, iters;
     const char *impl;
+    int k1; /* --k1: fused_fwd's pointwise channels in profiler mode */
 } bench_opts;
 
 static bench_opts g_opt;
@@ -208,18 +210,20 @@ typedef int (*bench_launch_fn)(bench_case *c, int set, hipStream_t s);
 typedef struct bench_op {
     const char *name;
     int nin;                                              /* operands read; tensor nin is the output */
-    int64_t (*elems)(const gconv_problem *p, int tensor); /* element count of tensor 0..nin */
+    int64_t (*elems)(const bench_case *c, int tensor);   /* element count of tensor 0..nin */
     int (*ref)(bench_case *c, float *out);                /* reference of set 0 into out (floats) */
     int (*vendor_prepare)(bench_case *c, char *why, size_t len);
     bench_launch_fn vendor_launch;
     void (*vendor_release)(bench_case *c);
     int (*gconv_prepare)(bench_case *c, char *why, size_t len);
     bench_launch_fn gconv_launch;
+    double (*flops)(const bench_case *c); /* NULL: gconv_flops(&c->p) */
 } bench_op;
 
 struct bench_case {
     const bench_op *op;
     gconv_problem p;
+    int k1; /* fused_fwd: channels of the pointwise conv (suite token k1=N, --k1 N) */
     gconv_dtype t;
     int nsets;
     int64_t elems[BENCH_MAX_T];
@@ -243,8 +247,9 @@ static double bench_case_bytes(const bench_case *c)
 
 /* ---- fwd ---------------------------------------------------------------------------------- */
 
-static int64_t fwd_elems(const gconv_problem *p, int tensor)
+static int64_t fwd_elems(const bench_case *c, int tensor)
 {
+    const gconv_problem *p = &c->p;
     return tensor == 0 ? gconv_in_elems(p) : tensor == 1 ? gconv_wei_elems(p) : gconv_out_elems(p);
 }
 
@@ -505,9 +510,33 @@ static int fwd_gconv_launch(bench_case *c, int set, hipStream_t s)
 #define FWD_GCONV_LAUNCH NULL
 #endif
 
+/* The other operations, one file each: each defines BENCH_OPS_<OP> as its table entries
+ * (each followed by a comma). */
+#ifndef BENCH_NO_BWD_WEIGHT
+#include "op_bwd_weight.inc"
+#endif
+#ifndef BENCH_NO_BWD_DATA
+#include "op_bwd_data.inc"
+#endif
+#ifndef BENCH_NO_FUSED_FWD
+#include "op_fused_fwd.inc"
+#endif
+#ifndef BENCH_OPS_BWD_WEIGHT
+#define BENCH_OPS_BWD_WEIGHT
+#endif
+#ifndef BENCH_OPS_BWD_DATA
+#define BENCH_OPS_BWD_DATA
+#endif
+#ifndef BENCH_OPS_FUSED_FWD
+#define BENCH_OPS_FUSED_FWD
+#endif
+
 static const bench_op bench_ops[] = {
     {"fwd", 2, fwd_elems, fwd_ref, FWD_VENDOR_PREPARE, FWD_VENDOR_LAUNCH, FWD_VENDOR_RELEASE,
-     FWD_GCONV_PREPARE, FWD_GCONV_LAUNCH},
+     FWD_GCONV_PREPARE, FWD_GCONV_LAUNCH, NULL},
+    BENCH_OPS_BWD_WEIGHT
+    BENCH_OPS_BWD_DATA
+    BENCH_OPS_FUSED_FWD
 };
 
 static const bench_op *bench_find_op(const char *name)
@@ -545,7 +574,7 @@ static int bench_case_alloc(bench_case *c, int want_sets)
     double set_bytes;
     size_t fr = 0, tot = 0;
     for (i = 0; i <= n; i++)
-        c->elems[i] = c->op->elems(&c->p, i);
+        c->elems[i] = c->op->elems(c, i);
     set_bytes = bench_case_bytes(c);
     if (want_sets <= 0) {
         want_sets = (int)ceil(g_opt.rotate_mb * 1e6 / set_bytes);
@@ -919,7 +948,7 @@ static void bench_geo_print(const char *what, const bench_geo *g)
     printf("\n");
 }
 
-static void bench_case_run(const bench_op *op, const gconv_problem *p, bench_row *r)
+static void bench_case_run(const bench_op *op, const gconv_problem *p, int k1, bench_row *r)
 {
     static bench_case c; /* large (set table): static, cleared per problem */
     float *ref = NULL, *hr = NULL, *hv = NULL, *hg = NULL;
@@ -930,6 +959,7 @@ static void bench_case_run(const bench_op *op, const gconv_problem *p, bench_row
     memset(&c, 0, sizeof c);
     c.op = op;
     c.p = *p;
+    c.k1 = k1;
     c.t = g_opt.t;
     r->err_gv = r->err_vr = r->err_gr = -1;
     r->check = "-";
@@ -947,7 +977,7 @@ static void bench_case_run(const bench_op *op, const gconv_problem *p, bench_row
     }
     n_out = c.elems[op->nin];
     r->bytes = bench_case_bytes(&c);
-    r->flops = gconv_flops(p);
+    r->flops = op->flops ? op->flops(&c) : gconv_flops(p);
     {
         double tm = r->bytes / g_copy_bw * 1e6, tc = g_mat_rate > 0 ? r->flops / g_mat_rate * 1e6 : 0;
         r->floor_us = tm > tc ? tm : tc;
@@ -1117,13 +1147,19 @@ static int bench_suite(const bench_op *op, const char *path)
     printf("\n== %s (%s, %s)\n", name, op->name, gconv_dtype_name(g_opt.t));
     bench_print_header();
     while (fgets(line, sizeof line, f)) {
-        int v[11], got;
-        char *hash = strchr(line, '#');
+        int v[11], got, k1 = 0;
+        char *hash = strchr(line, '#'), *kk;
         gconv_problem p;
         bench_row r;
         lineno++;
         if (hash)
             *hash = '\0';
+        kk = strstr(line, "k1=");
+        if (kk) { /* fused_fwd's pointwise channels: read, then blank out for the numbers */
+            k1 = atoi(kk + 3);
+            while (*kk && *kk != ' ' && *kk != '\t' && *kk != '\n')
+                *kk++ = ' ';
+        }
         v[10] = 1;
         got = sscanf(line, "%d %d %d %d %d %d %d %d %d %d %d", &v[0], &v[1], &v[2], &v[3], &v[4],
                      &v[5], &v[6], &v[7], &v[8], &v[9], &v[10]);
@@ -1142,7 +1178,9 @@ static int bench_suite(const bench_op *op, const char *path)
                  v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10] != 1 ? " d" : "");
         if (v[10] != 1)
             snprintf(r.label + strlen(r.label), sizeof r.label - strlen(r.label), "%d", v[10]);
-        bench_case_run(op, &p, &r);
+        if (k1)
+            snprintf(r.label + strlen(r.label), sizeof r.label - strlen(r.label), " >%d", k1);
+        bench_case_run(op, &p, k1, &r);
         bench_print_row(&r);
         bench_csv_row(&r, &p);
     }
@@ -1193,7 +1231,7 @@ static int bench_profile(const bench_op *op, const gconv_problem *p)
         return -1;
     }
     memset(&c, 0, sizeof c);
-    c.op = op, c.p = *p, c.t = g_opt.t;
+    c.op = op, c.p = *p, c.t = g_opt.t, c.k1 = g_opt.k1;
     if (bench_case_alloc(&c, 1))
         return -1;
     if (use_g ? !op->gconv_prepare || op->gconv_prepare(&c, why, sizeof why)
@@ -1267,6 +1305,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--profile")) g_opt.profile = 1;
         else if (!strcmp(a, "--impl") && more) g_opt.impl = argv[++i];
         else if (!strcmp(a, "--iters") && more) g_opt.iters = atoi(argv[++i]);
+        else if (!strcmp(a, "--k1") && more) g_opt.k1 = atoi(argv[++i]);
         else if (g_opt.profile && a[0] != '-') {
             shape_at = i;
             break;
@@ -1279,7 +1318,11 @@ int main(int argc, char **argv)
     if (g_opt.iters < 1) g_opt.iters = 1;
     op = bench_find_op(g_opt.op);
     if (!op) {
-        fprintf(stderr, "unknown op %s (have: fwd)\n", g_opt.op);
+        size_t j;
+        fprintf(stderr, "unknown op %s (have:", g_opt.op);
+        for (j = 0; j < sizeof bench_ops / sizeof bench_ops[0]; j++)
+            fprintf(stderr, " %s", bench_ops[j].name);
+        fprintf(stderr, ")\n");
         return 2;
     }
     if (hipStreamCreate(&g_stream) != hipSuccess) {
