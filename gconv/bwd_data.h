@@ -26,10 +26,12 @@
  *   GCONV_BWD_DATA(name, T, ACT_FAMILY, WEI_FAMILY)
  *       picks the algorithm at run time, in this order:
  *       1. NHWGC, all strides 1, pads at most the dilated filter span, and depthwise
- *          (C = K = 1) or C = K = 4 per group: the forward direct kernels of
- *          gconv/direct_fwd.h (DW3 / FEWC) run the equivalent forward convolution of d_out with
- *          the weights flipped and transposed by a pre-pass into the workspace (pads
- *          dil*(F-1) - pad). (GCONV_BWD_DATA_DW_VIA_FWD 0 leaves depthwise 3x3 to step 2.)
+ *          (C = K = 1) or C = K = 4 per group, or a forward view the halo tensor-core kernel
+ *          of gconv/igemm_halo.h takes (K in {8, 16, 32}, C even and at most 32, fp16 / bf16,
+ *          1D / 2D, CUDA): the forward direct kernels of gconv/direct_fwd.h (DW3 / FEWC) or
+ *          the halo kernel run the equivalent forward convolution of d_out with the weights
+ *          flipped and transposed by a pre-pass into the workspace (pads dil*(F-1) - pad).
+ *          (GCONV_BWD_DATA_DW_VIA_FWD 0 leaves depthwise 3x3 to step 2.)
  *       2. C = 1 per group (depthwise, channel multipliers): direct kernels. NHWGC depthwise
  *          (C = K = 1) 3x3 with equal strides 1 or 2, no dilation, G a multiple of 4,
  *          16-byte aligned d_out / d_in: the DWB kernel (one thread = 4 channels, 8 bytes of
@@ -764,11 +766,18 @@ static inline int gconv_impl_bwdd_fwd_view(const gconv_problem *p, gconv_problem
 
 /* The forward-direct route: NHWGC instantiations, stride 1, depthwise (C = K = 1) or
  * C = K = 4 per group (the forward FEWC kernel, ResNeXt's first stage). */
-static inline int gconv_impl_bwdd_fd_route(const gconv_problem *p, int nhwgc_inst)
+static inline int gconv_impl_bwdd_fd_route(const gconv_problem *p, gconv_dtype t,
+                                            int nhwgc_inst)
 {
     gconv_problem q;
     if (!nhwgc_inst || gconv_layout_family(gconv_in_layout(p)) != GCONV_NHWGC)
         return 0;
+    /* few channels per group whose forward view the halo kernel takes (pointers not known
+     * here: the launcher checks their alignment and falls back to the GEMM) */
+    if (p->C != 1 && p->C != 4 && gconv_impl_bwdd_fwd_view(p, &q)) {
+        gconv_impl_halo_params H;
+        return GCONV_FWD_HALO && gconv_impl_halo_plan(&q, t, NULL, NULL, NULL, NULL, &H);
+    }
     if (!((GCONV_BWD_DATA_DW_VIA_FWD && p->C == 1 && p->K == 1) || (p->C == 4 && p->K == 4)))
         return 0;
     /* small depthwise 3x3: the DWB kernel needs no weight pre-pass (one launch fewer) */
@@ -780,6 +789,15 @@ static inline int gconv_impl_bwdd_fd_route(const gconv_problem *p, int nhwgc_ins
 }
 
 /* ---- instantiation -------------------------------------------------------------------------- */
+
+/* The forward halo kernel of the forward-direct route (gconv/fwd.h instantiates it only with
+ * GCONV_FWD_HALO; without it the route never plans it). */
+#if GCONV_FWD_HALO
+#define GCONV_IMPL_BWDD_HALO_LAUNCH(name, q, H, stream, why, len)                                 \
+    GCONV_IMPL_HALO_LAUNCH(name##_fd_halo, q, H, stream, why, len)
+#else
+#define GCONV_IMPL_BWDD_HALO_LAUNCH(name, q, H, stream, why, len) (void)(H)
+#endif
 
 #define GCONV_IMPL_BWDD_NHWGC_GCONV_NHWGC 1
 #define GCONV_IMPL_BWDD_NHWGC_GCONV_GNHWC 0
@@ -1027,14 +1045,19 @@ static inline int gconv_impl_bwdd_kind(const gconv_problem *p, gconv_dtype t, in
         gconv_impl_bwdd_wpre_params wp_;                                                         \
         const gconv_epilogue plain_ = gconv_epi_scale(1.0f);                                     \
         const gconv_epilogue *e_ = a->epi ? a->epi : &plain_;                                    \
+        gconv_impl_halo_params H_;                                                               \
         gconv_status s_;                                                                         \
-        int i_;                                                                                  \
+        int i_, halo_;                                                                           \
         hipError_t err_;                                                                         \
         if (!gconv_impl_bwdd_fwd_view(p, &q_))                                                   \
             return GCONV_ERR_UNSUPPORTED;                                                        \
         memset(&wp_, 0, sizeof wp_);                                                             \
         if (!gconv_impl_bwdd_phases(p, &wp_.ph))                                                 \
             return GCONV_ERR_UNSUPPORTED;                                                        \
+        halo_ = GCONV_FWD_HALO && p->C != 1 && p->C != 4 &&                                      \
+                gconv_impl_halo_plan(&q_, T, a->d_out, a->workspace, a->d_in, e_, &H_);          \
+        if (p->C != 1 && p->C != 4 && !halo_)                                                    \
+            return GCONV_ERR_UNSUPPORTED; /* misaligned pointers: the GEMM takes it */           \
         if (p->C == 4) {                                                                         \
             gconv_impl_direct_plan pl_;                                                          \
             if (!gconv_impl_direct_plan_make(&q_, T, a->d_out, a->workspace, a->d_in, e_,        \
@@ -1052,6 +1075,8 @@ static inline int gconv_impl_bwdd_kind(const gconv_problem *p, gconv_dtype t, in
         if (err_ != hipSuccess)                                                                  \
             return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len, "kernel launch failed: %s",      \
                                    hipGetErrorString(err_));                                     \
+        if (halo_)                                                                               \
+            GCONV_IMPL_BWDD_HALO_LAUNCH(name, &q_, H_, stream, why, len);                        \
         s_ = name##_fd_direct_launch_path(&q_, a->d_out, a->workspace, a->d_in, e_, stream,      \
                                           p->C == 4 ? GCONV_IMPL_DIRECT_FEWC                     \
                                                     : GCONV_IMPL_DIRECT_AUTO);                   \
@@ -1065,11 +1090,12 @@ static inline int gconv_impl_bwdd_kind(const gconv_problem *p, gconv_dtype t, in
     GCONV_IMPL_BWDD_GEMMS(name, T, ACT, EPI_FN)                                                  \
     GCONV_IMPL_BWDD_SMALL(name, T, ACT, EPI_FN, GCONV_IMPL_BWDD_ISNHWGC(ACT))                                               \
     GCONV_IMPL_IF(GCONV_IMPL_BWDD_ISNHWGC(ACT))(GCONV_IMPL_DIRECT_FWD(name##_fd, T, EPI_FN))     \
+    GCONV_IMPL_IF(GCONV_IMPL_BWDD_ISNHWGC(ACT))(GCONV_IMPL_FWD_HALO_KERNEL(name##_fd, T, EPI_FN)) \
     GCONV_IMPL_BWDD_UNUSED static inline size_t name##_workspace_size(const gconv_problem *p)   \
     {                                                                                            \
         if (!p || gconv_problem_check(p, NULL, 0) != GCONV_OK)                                   \
             return 0;                                                                            \
-        if (gconv_impl_bwdd_fd_route(p, GCONV_IMPL_BWDD_ISNHWGC(ACT)))                           \
+        if (gconv_impl_bwdd_fd_route(p, T, GCONV_IMPL_BWDD_ISNHWGC(ACT)))                           \
             return gconv_impl_bwdd_ws(p, T);                                                     \
         if (gconv_impl_bwdd_direct(p, USER))                                                     \
             return 0;                                                                            \
@@ -1096,7 +1122,7 @@ static inline int gconv_impl_bwdd_kind(const gconv_problem *p, gconv_dtype t, in
         if (why_ && len_)                                                                        \
             why_[0] = '\0';                                                                      \
         GCONV_IMPL_IF(GCONV_IMPL_BWDD_ISNHWGC(ACT))(                                             \
-            if (gconv_impl_bwdd_fd_route(p, 1)) {                                                \
+            if (gconv_impl_bwdd_fd_route(p, T, 1)) {                                                \
                 gconv_status fs_ = name##_fwd_direct(p, a, stream, why_, len_);                  \
                 if (fs_ != GCONV_ERR_UNSUPPORTED)                                                \
                     return fs_;                                                                  \

@@ -465,6 +465,12 @@ static const gt_fixed gt_fixed_problems[] = {
     /* phase GEMM element-wise, stride 3 > filter: unreached phases filled with f(0) */
     {1, 3, 2, 5, 7, {1, 1, 23}, {1, 1, 2}, {1, 1, 3}, {1, 1, 1}, {0, 0, 1}, {0, 0, 0}},
     {2, 2, 1, 6, 3, {1, 8, 9}, {1, 1, 1}, {1, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}},
+    /* stride 1, 8 to 32 channels per group: the forward halo tensor-core kernel on the
+     * flipped weights (fp16 / bf16 NHWGC), the GEMM elsewhere; dilated, asymmetric pads, 1D */
+    {2, 8, 2, 8, 8, {1, 14, 13}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {2, 3, 1, 32, 32, {1, 7, 7}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {2, 4, 2, 6, 16, {1, 9, 11}, {1, 3, 2}, {1, 1, 1}, {1, 2, 1}, {0, 2, 0}, {0, 1, 1}},
+    {1, 5, 2, 16, 16, {1, 1, 30}, {1, 1, 5}, {1, 1, 1}, {1, 1, 2}, {0, 0, 3}, {0, 0, 8}},
 };
 
 static void gt_fixed_problem(const gt_fixed *e, gconv_problem *p)
