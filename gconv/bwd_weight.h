@@ -96,6 +96,7 @@
 
 #include "device.h"
 #include "epilogue.h"
+#include "fwd.h" /* gconv_impl_fwd_smem_attr */
 #include "igemm.h"
 #include "layout.h"
 #include "problem.h"
@@ -1233,26 +1234,6 @@ static inline gconv_status gconv_impl_bww_ws_prepare(gconv_impl_bww_params *P,
     return GCONV_OK;
 }
 
-static inline gconv_status gconv_impl_bww_smem_attr(const void *k, int bytes, unsigned *done)
-{
-#if defined(GCONV_PLATFORM_CUDA)
-    int dev = 0;
-    if (bytes <= 48 * 1024)
-        return GCONV_OK;
-    if (hipGetDevice(&dev) != hipSuccess)
-        return GCONV_ERR_RUNTIME;
-    if (dev < 32 && (*done >> dev) & 1u)
-        return GCONV_OK;
-    if (hipFuncSetAttribute(k, hipFuncAttributeMaxDynamicSharedMemorySize, bytes) != hipSuccess)
-        return GCONV_ERR_RUNTIME;
-    if (dev < 32)
-        *done |= 1u << dev;
-#else
-    (void)k, (void)bytes, (void)done;
-#endif
-    return GCONV_OK;
-}
-
 static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
 {
     hipError_t e = hipGetLastError();
@@ -1298,7 +1279,7 @@ static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
             return gconv_impl_fail(GCONV_ERR_UNSUPPORTED, why, len,                              \
                                    "%lld blocks of %dx%d are too many for one launch",          \
                                    (long long)blocks_, t_.bm, t_.bn);                            \
-        if (gconv_impl_bww_smem_attr((const void *)k, smem_, &gconv_impl_done_) != GCONV_OK)    \
+        if (gconv_impl_fwd_smem_attr((const void *)k, smem_, &gconv_impl_done_) != GCONV_OK)    \
             return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                                  \
                                    "cannot raise the shared-memory limit to %d bytes", smem_);   \
         s_ = gconv_impl_bww_ws_prepare(&(P), a, stream, why, len);                               \
