@@ -47,7 +47,15 @@
  * No workspace: there is no workspace query and no workspace argument; the launcher allocates
  * nothing (the intermediate lives in shared memory / LDS, one tile at a time).
  *
- * Algorithm. A block owns tiles of BM output pixels (flattened over N and space) x BN of the K1
+ * Algorithm. Depthwise problems with the groups contiguous in the input (NHWGC, G a multiple
+ * of 8), 1D / 2D, fp16 / bf16, 16-byte aligned in / w0 / b0 / w1, on CUDA take the band kernel
+ * of gconv/fused_band.h (GCONV_FUSED_FWD, _USER_OP and _USER_ACT try it first): a persistent
+ * block reads a band of output rows' input with its halo once into shared memory by cp.async,
+ * several steps ahead, computes the depthwise conv for 32 or 64 channels at a time into an
+ * on-chip tile and accumulates the pointwise conv from it on tensor cores.
+ *
+ * Every other problem takes the general kernels below (and GCONV_FUSED_FWD_TILED always does).
+ * A block owns tiles of BM output pixels (flattened over N and space) x BN of the K1
  * output channels. It walks the G*K intermediate channels in chunks of BK: stage 1 computes the
  * grouped conv for BM pixels x BK channels in fp32 (+ b0, act0), rounds it to T and stores it
  * into shared memory in the engine's swizzled [pixels][BK] format (gconv/igemm.h); the w1 chunk
@@ -68,11 +76,12 @@
  * Precision: fp32 accumulation in both stages; the intermediate is rounded to T once (as a
  * two-kernel sequence stores it), the reference keeps it exact.
  *
- * Speed (H100, fp16, MobileNetV2 blocks at N = 64; bench/results/fused_fwd-*): 1.2x cuDNN's
- * two-call sequence as a geometric mean, but 0.09 of the fused floor and about half the speed
- * of gconv's own two calls (direct depthwise kernel + implicit-GEMM 1x1). Time grows with the
- * number of (tile, chunk) items, a few microseconds each per SM: each item waits on loads
- * issued only one item earlier, at 2 blocks of 256 threads per SM. Not yet tuned further.
+ * Speed (H100, fp16, MobileNetV2 blocks at N = 64; bench/results/fused_fwd-*, bench/NOTES.md):
+ * the band kernel runs the suite in about half the time of the general kernels (1.4x - 2x
+ * cuDNN's two-call sequence as a geometric mean, depending on which 1x1 algorithm cuDNN's search
+ * finds), but is still slower than gconv's own two calls (direct depthwise kernel + implicit-GEMM
+ * 1x1) on every problem: its per-step bookkeeping costs several instructions per multiply-add of
+ * the depthwise stage.
  *
  * Errors (status, in this order): a NULL argument pointer GCONV_ERR_NULL; gconv_problem_check's
  * status; layouts not of the instantiation's families GCONV_ERR_LAYOUT; K1 <= 0 GCONV_ERR_SIZE;
@@ -121,6 +130,10 @@ static inline int64_t gconv_fused_fwd_out_elems(const gconv_problem *p, int K1)
 {
     return (int64_t)p->N * K1 * gconv_out_spatial(p);
 }
+
+/* The band kernel (depthwise groups contiguous in the input, fp16 / bf16, CUDA): tried first by
+ * GCONV_FUSED_FWD and its _USER_OP / _USER_ACT forms. */
+#include "fused_band.h"
 
 /* Named tiles (BM pixels, BN output channels, BK intermediate channels per chunk, warps along
  * M and N, ST unused); all 256 threads. GCONV_FUSED_FWD picks among the 64-pixel ones. */
@@ -1045,8 +1058,9 @@ static inline int gconv_impl_fused_occupancy(const void *k, int threads, int sme
     return n;
 }
 
-/* Launch kernel k (returns from the enclosing function). */
-#define GCONV_IMPL_FUSED_GO(k, t_, P, smem_, blocks_, stream, why, len)                          \
+/* Launch kernel k on blocks_ x threads_ with smem_ bytes of dynamic shared memory and the
+ * parameter block P (returns from the enclosing function). */
+#define GCONV_IMPL_FUSED_GO_N(k, blocks_, threads_, smem_, stream, P, why, len)                  \
     do {                                                                                         \
         static unsigned gconv_impl_done_ = 0;                                                    \
         hipError_t e_;                                                                           \
@@ -1055,13 +1069,36 @@ static inline int gconv_impl_fused_occupancy(const void *k, int threads, int sme
             return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                                  \
                                    "cannot raise the shared-memory limit to %d bytes",          \
                                    GCONV_IMPL_SMEM_MAX);                                         \
-        hipLaunchKernelGGL(k, dim3((unsigned)(blocks_)), dim3(gconv_impl_tile_threads(t_)),      \
+        hipLaunchKernelGGL(k, dim3((unsigned)(blocks_)), dim3((unsigned)(threads_)),             \
                            (size_t)(smem_), stream, P);                                          \
         e_ = hipGetLastError();                                                                  \
         if (e_ != hipSuccess)                                                                    \
             return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len, "kernel launch failed: %s",      \
                                    hipGetErrorString(e_));                                       \
         return GCONV_OK;                                                                         \
+    } while (0)
+
+/* Launch kernel k of tile t_ (returns from the enclosing function). */
+#define GCONV_IMPL_FUSED_GO(k, t_, P, smem_, blocks_, stream, why, len)                          \
+    GCONV_IMPL_FUSED_GO_N(k, blocks_, gconv_impl_tile_threads(t_), smem_, stream, P, why, len)
+
+/* Launch band kernel k with plan F: a persistent grid of as many blocks as fit on the device
+ * at once, at most one per item (returns from the enclosing function). */
+#define GCONV_IMPL_FB_GO(k, F, stream, why, len)                                                 \
+    do {                                                                                         \
+        static int occ_smem_ = -1, occ_n_ = 0; /* cached per shared-memory size */             \
+        int grid_;                                                                               \
+        if (occ_smem_ != (F).smem) {                                                             \
+            occ_n_ = gconv_impl_fused_occupancy((const void *)k, GCONV_IMPL_FB_THREADS,         \
+                                                (F).smem);                                       \
+            occ_smem_ = (F).smem;                                                                \
+        }                                                                                        \
+        grid_ = gconv_device_sm_count() * (occ_n_ > 0 ? occ_n_ : 1);                             \
+        if (grid_ > (F).items)                                                                   \
+            grid_ = (F).items;                                                                   \
+        if (grid_ < 1)                                                                           \
+            grid_ = 1;                                                                           \
+        GCONV_IMPL_FUSED_GO_N(k, grid_, GCONV_IMPL_FB_THREADS, (F).smem, stream, F, why, len);   \
     } while (0)
 
 /* The launcher's common head: validate, fill P. */
@@ -1079,12 +1116,13 @@ static inline int gconv_impl_fused_occupancy(const void *k, int threads, int sme
         why_[0] = '\0';                                                                          \
     gconv_impl_fused_fill(p, K1, a, T, &P);
 
-#define GCONV_IMPL_FUSED_DEFINE(name, T, ACT, WEI, MIDFN, EPIFN)                                 \
+#define GCONV_IMPL_FUSED_DEFINE(name, T, ACT, WEI, MIDFN, EPIFN, MIDB, EPIB)                     \
     GCONV_IMPL_FUSED_KERNEL(name##_k0, T, GCONV_FUSED_TILE_64x16, MIDFN, EPIFN)                 \
     GCONV_IMPL_FUSED_KERNEL(name##_k1, T, GCONV_FUSED_TILE_64x32, MIDFN, EPIFN)                 \
     GCONV_IMPL_FUSED_KERNEL(name##_k2, T, GCONV_FUSED_TILE_64x64, MIDFN, EPIFN)                 \
     GCONV_IMPL_FUSED_KERNEL(name##_k3, T, GCONV_FUSED_TILE_64x128, MIDFN, EPIFN)                 \
     GCONV_IMPL_FUSED_KERNEL(name##_k4, T, GCONV_FUSED_TILE_64x256, MIDFN, EPIFN)                 \
+    GCONV_IMPL_FB_KERNEL(name##_fb, T, MIDFN, EPIFN, MIDB, EPIB)                                 \
     GCONV_IMPL_FUSED_UNUSED static inline int name##_supports(const gconv_problem *p, int K1,    \
                                                               char *why, size_t len)             \
     {                                                                                            \
@@ -1094,6 +1132,12 @@ static inline int gconv_impl_fused_occupancy(const void *k, int threads, int sme
         const gconv_problem *p, int K1, const gconv_fused_fwd_args *a, hipStream_t stream)       \
     {                                                                                            \
         GCONV_IMPL_FUSED_HEAD(T, ACT, WEI)                                                       \
+        {                                                                                        \
+            gconv_impl_fb_params F_;                                                             \
+            if (gconv_impl_fb_plan(p, K1, a->in, a->w0, a->b0, a->w1, a->b1, a->out, a->epi,    \
+                                   a->act0, T, gconv_device_sm_count(), &F_))                    \
+                GCONV_IMPL_FB_GO(name##_fb, F_, stream, why_, len_);                             \
+        }                                                                                        \
         switch (gconv_impl_fused_pick(P.M, K1, P.GK, P.taps, gconv_device_sm_count())) {         \
         case 0:                                                                                  \
             GCONV_IMPL_FUSED_LAUNCH(name##_k0, T, GCONV_FUSED_TILE_64x16, P, stream, why_, len_); \
@@ -1110,13 +1154,15 @@ static inline int gconv_impl_fused_occupancy(const void *k, int threads, int sme
 
 #define GCONV_FUSED_FWD(name, T, ACT_FAMILY, WEI_FAMILY)                                         \
     GCONV_IMPL_FUSED_DEFINE(name, T, ACT_FAMILY, WEI_FAMILY, gconv_impl_fused_mid_apply,         \
-                            gconv_impl_epilogue_apply)
+                            gconv_impl_epilogue_apply, 1, 1)
 
 #define GCONV_FUSED_FWD_USER_OP(name, T, ACT_FAMILY, WEI_FAMILY, OPFN)                           \
-    GCONV_IMPL_FUSED_DEFINE(name, T, ACT_FAMILY, WEI_FAMILY, gconv_impl_fused_mid_apply, OPFN)
+    GCONV_IMPL_FUSED_DEFINE(name, T, ACT_FAMILY, WEI_FAMILY, gconv_impl_fused_mid_apply, OPFN, 1, \
+                            0)
 
 #define GCONV_FUSED_FWD_USER_ACT(name, T, ACT_FAMILY, WEI_FAMILY, ACTFN)                         \
-    GCONV_IMPL_FUSED_DEFINE(name, T, ACT_FAMILY, WEI_FAMILY, ACTFN, gconv_impl_epilogue_apply)
+    GCONV_IMPL_FUSED_DEFINE(name, T, ACT_FAMILY, WEI_FAMILY, ACTFN, gconv_impl_epilogue_apply, 0, \
+                            1)
 
 #define GCONV_FUSED_FWD_TILED(name, T, ACT_FAMILY, WEI_FAMILY, TILE)                             \
     GCONV_IMPL_FUSED_KERNEL(name##_k, T, TILE, gconv_impl_fused_mid_apply,                       \

@@ -484,6 +484,48 @@ Test(fused_fwd, mobilenet_shapes, .timeout = 120)
     cr_expect(bad == 0, "%d runs failed", bad);
 }
 
+/* Larger shapes for the band kernel (gconv/fused_band.h; fp16 / bf16 depthwise, NHWGC): several
+ * bands and column segments per image, K1 tiles, 5x5 / 7x7 filters, dilation, G not a multiple
+ * of the channel chunk, odd K1, a 1D problem, and MobileNet-sized batches whose plans have
+ * multi-row bands. {G, H = W, filter, stride, dilation, K1, N} */
+Test(fused_fwd, band_shapes, .timeout = 120)
+{
+    static const int sh[][7] = {{144, 56, 3, 1, 1, 24, 2}, {32, 112, 3, 1, 1, 16, 1},
+                                {144, 56, 3, 2, 1, 32, 2}, {64, 56, 3, 1, 1, 200, 1},
+                                {40, 33, 5, 2, 1, 17, 2},  {96, 30, 7, 1, 1, 64, 1},
+                                {48, 29, 3, 1, 2, 40, 2},  {24, 45, 3, 3, 1, 8, 2},
+                                {256, 20, 3, 1, 1, 600, 1}, {72, 0, 5, 1, 1, 33, 2},
+                                /* batches large enough for bands of several rows (items >=
+                                 * SMs): 4-row lanes with a short last strip, 2-row lanes,
+                                 * 64-channel chunks, two stages (stride 2) */
+                                {192, 30, 3, 1, 1, 32, 32}, {384, 14, 3, 1, 1, 64, 64},
+                                {144, 28, 3, 2, 1, 32, 48}, {576, 13, 3, 1, 1, 96, 40}};
+    int i, bad = 0;
+    gt_require_gpu();
+    for (i = 0; i < (int)(sizeof sh / sizeof sh[0]); i++) {
+        gt_fcase c;
+        const int pad = (sh[i][2] - 1) * sh[i][4] / 2;
+        memset(&c, 0, sizeof c);
+        if (sh[i][1] == 0)
+            gconv_problem_1d(&c.p, sh[i][0], sh[i][6], 1, 1, 300, sh[i][2], sh[i][3], pad,
+                             sh[i][4]);
+        else
+            gconv_problem_2d(&c.p, sh[i][0], sh[i][6], 1, 1, sh[i][1], sh[i][1], sh[i][2],
+                             sh[i][2], sh[i][3], sh[i][3], pad, pad, sh[i][4], sh[i][4]);
+        c.K1 = sh[i][5];
+        c.act0 = i % 2 ? gconv_relu6() : gconv_clamp(-0.5f, 0.75f);
+        c.has_b0 = i % 3 != 0;
+        c.has_b1 = i % 2;
+        c.alpha = i % 2 ? 1.0f : 0.5f;
+        c.num_d = i % 3, c.d_kind[0] = 0, c.beta[0] = 1.0f, c.d_kind[1] = 1, c.beta[1] = -0.5f;
+        if (!gt_fused_run(&c, GCONV_F16, ff_f16, GT_UOP_NONE, "band_f16"))
+            bad++;
+        if (!gt_fused_run(&c, GCONV_BF16, ff_bf16, GT_UOP_NONE, "band_bf16"))
+            bad++;
+    }
+    cr_expect(bad == 0, "%d runs failed", bad);
+}
+
 /* ---- no workspace ---------------------------------------------------------------------------
  * 1. The argument struct has no workspace field: its size is exactly that of in, w0, b0, act0,
  *    w1, b1, out, epi, why, why_len.
