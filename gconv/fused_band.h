@@ -34,16 +34,19 @@
  *   w1 chunk: K1rows rows (pointwise output channels) x CC channels, 16-byte chunks swizzled
  *     (gconv_impl_fb_swz) so that ldmatrix reads 8 rows at one chunk without bank conflicts;
  *   raw w0 ([CC][taps], contiguous in both weight layouts when C = K = 1) and b0.
- * plus, once: the A tile (PT pixels x CC channels, the intermediate, swizzled like w1), w0 / b0
- * of the current chunk as fp32 ([tap][CC] then [CC]) and a ring of the S steps' items.
+ * plus, once: the A tile (PT pixels x CC channels, the intermediate, swizzled like w1), two
+ * buffers of a chunk's w0 / b0 as fp32 ([tap][CC] then [CC]) and a ring of the S steps' items.
+ * A step's raw w0 / b0 travel one commit group earlier than its patch, so that the step before
+ * converts them.
  *
- * One step: wait for its copies, barrier, issue the copies of step s + S - 1, convert its w0 / b0
- * to fp32, barrier, stage 1 (a lane takes a (plane, strip, column) position: th output rows of
- * one column for 8 channels in fp32 from the patch, + b0, act0, rounded to T, stored to the A
- * tile; 3x3 filters with row stride 1 or 2 keep a column's taps in registers and read each patch
- * row once), barrier, stage 2 (m16n8k16 mma.sync, CC / 16 k-steps). After an item's last chunk:
- * + b1, the epilogue function per element (skipped for a plain store), 32-bit stores of channel
- * pairs (16-bit elements where the output's channels are not contiguous).
+ * One step: wait for its copies, barrier, issue the copies of step s + S - 1 (and the raw w0 /
+ * b0 of step s + S), stage 1 (a lane takes a (plane, strip, column) position: th output rows
+ * of one column for 8 channels in fp32 from the patch, + b0, act0, rounded to T, stored to the
+ * A tile; 3x3 filters with row stride 1 or 2 keep a column's taps in registers and read each
+ * patch row once), convert step s + 1's w0 / b0 to fp32, barrier, stage 2 (m16n8k16 mma.sync,
+ * CC / 16 k-steps). After an item's last chunk: + b1, the epilogue function per element
+ * (skipped for a plain store), 32-bit stores of channel pairs (16-bit elements where the
+ * output's channels are not contiguous).
  *
  * Speed (H100, fp16, MobileNetV2 blocks at N = 64; bench/NOTES.md): about half the time of the
  * general kernels, but still slower than gconv's own two calls on every problem of the suite:
@@ -91,7 +94,7 @@ typedef struct gconv_impl_fb_params {
     int WM, WN, NT, K1t, k1tiles, K1rows; /* warp grid, n-tiles per warp, K1 tiling */
     int OWt, wseg, RB, bands, IR, IC, strips, qw, nch; /* band geometry, chunks */
     int th;                  /* stage-1 output rows per lane (<= GCONV_IMPL_FB_TH) */
-    int dq, dr;              /* 256 / planes patch pixels = dq rows + dr columns */
+    float rsq, rowt;         /* 1 / (strips * OWt), 1 / OWt */
     int CC, lp;              /* channels per chunk (32 or 64), log2 of its 16-byte planes */
     int items;
     int S, plane, w1off, w0off, b0off, stage, aoff, woff, ioff, smem; /* shared memory */
@@ -129,7 +132,7 @@ static inline int gconv_impl_fb_smem_plan(gconv_impl_fb_params *F, int RB, int S
     F->stage = gconv_impl_fb_round(F->b0off + F->CC * 2, 128);
     F->aoff = S * F->stage;
     F->woff = F->aoff + PT * F->CC * 2;
-    F->ioff = F->woff + (F->taps + 1) * F->CC * 4;
+    F->ioff = F->woff + 2 * (F->taps + 1) * F->CC * 4;
     F->smem = F->ioff + 3 * 32; /* item ring: S entries of 6 ints */
     return F->smem;
 }
@@ -261,9 +264,11 @@ static inline int gconv_impl_fb_plan(const gconv_problem *p, int K1, const void 
             break;
     F->strips = (F->RB + F->th - 1) / F->th;
     F->qw = ((F->strips * F->OWt << F->lp) + 31) / 32;
+    F->rsq = 1.0f / (float)(F->strips * F->OWt);
+    F->rowt = 1.0f / (float)F->OWt;
+    if (F->qw * 32 >= 65536)
+        return 0;
     F->nch = (F->GK + F->CC - 1) / F->CC;
-    F->dq = (GCONV_IMPL_FB_THREADS >> F->lp) / F->IC;
-    F->dr = (GCONV_IMPL_FB_THREADS >> F->lp) % F->IC;
     F->variant = F->Y == 3 && F->X == 3 && F->dh == 1 ? (F->sh == 1 ? 1 : F->sh == 2 ? 2 : 0) : 0;
     return 1;
 }
@@ -300,44 +305,37 @@ static __device__ __forceinline__ gconv_impl_fb_item gconv_impl_fb_decode(
     return r;
 }
 
-/* A thread's fixed share of every step's patch copies: pixels pix0, pix0 + 64, ... of the
- * IR x IC patch (pix0 = threadIdx.x / 4 = ir0 * IC + ic0, plane v = threadIdx.x % 4), walked
- * without divisions (64 pixels = dq rows + dr columns). */
-typedef struct gconv_impl_fb_cursor {
-    int ir0, ic0;
-} gconv_impl_fb_cursor;
-
-/* Issue the copies of one step (item it, channels c0..c0+31) into stage sb. */
+/* Issue the copies of one step (item it, channels c0..c0+CC-1) into stage sb. */
 static __device__ __forceinline__ void gconv_impl_fb_issue(const gconv_impl_fb_params *F,
-                                                           const gconv_impl_fb_cursor *cu,
                                                            unsigned sb, gconv_impl_fb_item it,
                                                            int c0)
 {
     const unsigned short *in = (const unsigned short *)F->in;
     const unsigned short *w1 = (const unsigned short *)F->w1;
     const int ih0 = it.oh0 * F->sh - F->ph, iw0 = it.ow0 * F->sw - F->pw;
-    const int IC = F->IC, npix = F->IR * IC, GK = F->GK, lp = F->lp;
+    const int IC = F->IC, IR = F->IR, GK = F->GK, lp = F->lp;
     const int v = (int)threadIdx.x & ((1 << lp) - 1);
     const int vok = c0 + 8 * v < GK;
     /* element offsets fit in 32 bits (the plan checks the input's size) */
     const int ib = it.n * F->in_n + c0 + 8 * v;
     const unsigned sd = sb + (unsigned)(v * F->plane);
-    int pix = (int)threadIdx.x >> lp, ir = cu->ir0, ic = cu->ic0, idx;
-    /* 4 or 8 consecutive threads copy one pixel's CC channels (contiguous bytes) */
+    int ic, idx;
+    /* 4 or 8 consecutive threads copy one pixel's CC channels (contiguous bytes); a thread
+     * owns patch columns ic, ic + 256 / planes, ... and walks their rows */
 #pragma unroll 1
-    for (; pix < npix; pix += GCONV_IMPL_FB_THREADS >> lp) {
-        const int ih = ih0 + ir, iw = iw0 + ic;
-        const int ok = vok && (unsigned)ih < (unsigned)F->H && (unsigned)iw < (unsigned)F->W;
-        gconv_impl_igemm_cp_async16(sd + (unsigned)(pix * 16),
-                                    in + (ok ? ib + ih * F->in_h + iw * F->in_w : 0), ok);
-        ic += F->dr;
-        ir += F->dq;
-        if (ic >= IC) {
-            ic -= IC;
-            ir++;
+    for (ic = (int)threadIdx.x >> lp; ic < IC; ic += GCONV_IMPL_FB_THREADS >> lp) {
+        const int iw = iw0 + ic;
+        const int cok = vok && (unsigned)iw < (unsigned)F->W;
+        const unsigned short *src = in + (cok ? ib + iw * F->in_w : 0);
+        unsigned dst = sd + (unsigned)(ic * 16);
+        int ir;
+#pragma unroll 1
+        for (ir = 0; ir < IR; ir++, dst += (unsigned)(IC * 16)) {
+            const int ih = ih0 + ir;
+            const int ok = cok && (unsigned)ih < (unsigned)F->H;
+            gconv_impl_igemm_cp_async16(dst, ok ? src + ih * F->in_h : in, ok);
         }
     }
-#pragma unroll 1
     for (idx = (int)threadIdx.x; idx < F->K1rows << lp; idx += GCONV_IMPL_FB_THREADS) {
         const int vv = idx & ((1 << lp) - 1), row = idx >> lp, k1 = it.k1base + row;
         const int ok = k1 < F->K1 && c0 + 8 * vv < GK;
@@ -345,9 +343,17 @@ static __device__ __forceinline__ void gconv_impl_fb_issue(const gconv_impl_fb_p
                                                     ((vv ^ gconv_impl_fb_swz(row, lp)) << 4)),
                                     w1 + (ok ? k1 * GK + c0 + 8 * vv : 0), ok);
     }
-    /* w0 of channels c0..c0+CC-1: with C = K = 1 both weight layouts keep channel g's taps
-     * contiguous at g * taps, so the chunk is 32 * taps contiguous elements (16-byte pieces:
-     * GK is a multiple of 8); b0's CC elements (zeros without b0) */
+}
+
+/* Issue the copies of the raw w0 of channels c0..c0+CC-1 and their b0 into stage sb. With
+ * C = K = 1 both weight layouts keep channel g's taps contiguous at g * taps, so the chunk is
+ * CC * taps contiguous elements (16-byte pieces: GK is a multiple of 8); b0's CC elements
+ * (zeros without b0). */
+static __device__ __forceinline__ void gconv_impl_fb_issue_w0(const gconv_impl_fb_params *F,
+                                                              unsigned sb, int c0)
+{
+    const int GK = F->GK, lp = F->lp;
+    int idx;
     {
         const int w0n = F->CC * F->taps / 8, w0v = (GK - c0) * F->taps / 8;
         const unsigned short *w0 = (const unsigned short *)F->w0 + c0 * F->taps;
@@ -513,12 +519,9 @@ static __device__ __forceinline__ void gconv_impl_fb_body(const gconv_impl_fb_pa
     float *wsb = (float *)(gconv_impl_fb_sm + F->woff);
     const gconv_act a0 = F->mid.act;
     float acc[2][GCONV_IMPL_FB_NTMAX][4];
-    gconv_impl_fb_cursor cu;
     int st;
     if (dt == GCONV_F32)
         return;
-    cu.ir0 = (tid >> F->lp) / F->IC;
-    cu.ic0 = (tid >> F->lp) - cu.ir0 * F->IC;
     gconv_impl_fb_zero(acc);
     /* Two cursors walk the block's steps: the issue cursor S - 1 steps ahead (its item decoded
      * once per item, kept in registers, and published in the item ring of shared memory for
@@ -539,10 +542,19 @@ static __device__ __forceinline__ void gconv_impl_fb_body(const gconv_impl_fb_pa
              * w0 / b0, ring entry and the stage the next issue overwrites */
             __syncthreads();
         }
+        /* the first step's w0 / b0 (landed with its group) to fp32 before anything is
+         * copied over their raw form */
+        if (st == 0) {
+            gconv_impl_fb_wconv(F, gconv_impl_fb_sm, wsb, dt);
+            __syncthreads();
+        }
+        /* one commit group: the patch and w1 chunk of step st + S - 1, the raw w0 / b0 of
+         * step st + S (one step earlier than its patch, so that step st + S - 1 can convert
+         * them; stage k % S holds step k's), and in the first group also step 0's */
         if (st + S - 1 < nsteps) {
             if (tid == 0)
                 ring[istage] = iit;
-            gconv_impl_fb_issue(F, &cu, smb + (unsigned)(istage * F->stage), iit,
+            gconv_impl_fb_issue(F, smb + (unsigned)(istage * F->stage), iit,
                                 ichunk * F->CC);
             istage = istage + 1 == S ? 0 : istage + 1;
             if (++ichunk == nch) {
@@ -552,6 +564,11 @@ static __device__ __forceinline__ void gconv_impl_fb_body(const gconv_impl_fb_pa
                     iit = gconv_impl_fb_decode(F, iitem);
             }
         }
+        if (st == 1 - S)
+            gconv_impl_fb_issue_w0(F, smb, 0);
+        if (st + S < nsteps)
+            gconv_impl_fb_issue_w0(F, smb + (unsigned)((st + S) % S * F->stage),
+                                   (st + S) % nch * F->CC);
         gconv_impl_igemm_cp_commit();
         if (st < 0)
             continue;
@@ -559,20 +576,21 @@ static __device__ __forceinline__ void gconv_impl_fb_body(const gconv_impl_fb_pa
             const int chunk = cchunk, c0 = chunk * F->CC, cst = cstage;
             const gconv_impl_fb_item it = ring[cst];
             const unsigned char *stg = gconv_impl_fb_sm + cst * F->stage;
-            const float *ws = wsb;
+            const float *ws = wsb + (st & 1) * (F->taps + 1) * F->CC;
             cstage = cstage + 1 == S ? 0 : cstage + 1;
             cchunk = cchunk + 1 == nch ? 0 : cchunk + 1;
-            /* w0 / b0 of this chunk to fp32, visible to all after the barrier */
-            gconv_impl_fb_wconv(F, stg, wsb, dt);
-            __syncthreads();
             /* stage 1: warp-unit u = (plane v, 32 consecutive (strip, column) positions q) */
             {
                 const int OWt = F->OWt, sq = F->strips * OWt, th = F->th;
 #pragma unroll 1
                 for (int u = warp; u < F->qw; u += GCONV_IMPL_FB_THREADS / 32) {
-                    const int f = u * 32 + lane, v = f / sq, q = f - v * sq;
-                    const int s = q / OWt, c = q - s * OWt;
-                    const int r0 = s * th;
+                    /* f = (v * strips + s) * OWt + c; the quotients by multiplication with
+                     * the reciprocals (exact: f < 2^16, so f + 0.5 stays 0.5 / divisor
+                     * away from a multiple) */
+                    const int f = u * 32 + lane;
+                    const int v = (int)(((float)f + 0.5f) * F->rsq);
+                    const int q = f - v * sq, sv = (int)(((float)q + 0.5f) * F->rowt);
+                    const int c = q - sv * OWt, r0 = sv * th;
                     const int tv = min(th, it.rows - r0);
                     const int cvalid = F->GK - (c0 + 8 * v); /* channels of this vector */
                     float a1[GCONV_IMPL_FB_TH][8];
@@ -583,7 +601,8 @@ static __device__ __forceinline__ void gconv_impl_fb_body(const gconv_impl_fb_pa
 #pragma unroll
                         for (int j = 0; j < 8; j++)
                             a1[t][j] = 0.0f;
-                    {
+                    /* a vector wholly past G (the last chunk) only stores its zeros */
+                    if (cvalid > 0) {
                         const unsigned char *pl = stg + v * F->plane;
                         if (F->variant == 1)
                             gconv_impl_fb_s1_3x3_tv(F, a1, pl, ws, v, r0, c, tv, dt, 1);
@@ -643,7 +662,12 @@ static __device__ __forceinline__ void gconv_impl_fb_body(const gconv_impl_fb_pa
                     }
                 }
             }
-            /* the A tile is complete */
+            /* the next step's w0 / b0 (its group has landed: it came with this step's patch)
+             * into the other fp32 buffer */
+            if (st + 1 < nsteps)
+                gconv_impl_fb_wconv(F, gconv_impl_fb_sm + cstage * F->stage,
+                                    wsb + ((st + 1) & 1) * (F->taps + 1) * F->CC, dt);
+            /* the A tile and that buffer are complete */
             __syncthreads();
             /* stage 2: acc[mt][nt] += A[wm*32 + 16mt ..][32] * w1[(wn*NT + nt)*8 ..][32] */
             {

@@ -77,11 +77,10 @@
  * two-kernel sequence stores it), the reference keeps it exact.
  *
  * Speed (H100, fp16, MobileNetV2 blocks at N = 64; bench/results/fused_fwd-*, bench/NOTES.md):
- * the band kernel runs the suite in about half the time of the general kernels (1.4x - 2x
- * cuDNN's two-call sequence as a geometric mean, depending on which 1x1 algorithm cuDNN's search
- * finds), but is still slower than gconv's own two calls (direct depthwise kernel + implicit-GEMM
- * 1x1) on every problem: its per-step bookkeeping costs several instructions per multiply-add of
- * the depthwise stage.
+ * the band kernel runs the suite in about half the time of the general kernels, 2.3x cuDNN's
+ * two-call sequence as a geometric mean (1.25x - 3x per layer), but is still slower than
+ * gconv's own two calls (direct depthwise kernel + implicit-GEMM 1x1) on every layer: its
+ * per-step bookkeeping costs several instructions per multiply-add of the depthwise stage.
  *
  * Errors (status, in this order): a NULL argument pointer GCONV_ERR_NULL; gconv_problem_check's
  * status; layouts not of the instantiation's families GCONV_ERR_LAYOUT; K1 <= 0 GCONV_ERR_SIZE;
