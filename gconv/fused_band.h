@@ -420,7 +420,7 @@ static __device__ __forceinline__ void gconv_impl_fb_s1_3x3(const gconv_impl_fb_
                                                             const int TV)
 {
     const int IRS = (TV - 1) * SH + 3, rb = F->IC * 16;
-#pragma unroll
+#pragma unroll 1
     for (int kx = 0; kx < 3; kx++) {
         float4 w[3][2];
         const unsigned char *col = pl + (r0 * SH * F->IC + c * F->sw + kx * F->dw) * 16;
@@ -718,12 +718,24 @@ static __device__ __forceinline__ void gconv_impl_fb_body(const gconv_impl_fb_pa
                 if (chunk == nch - 1) {
                     const int OWt = F->OWt;
                     const int plain = EPIB && F->plain;
+                    float bq[GCONV_IMPL_FB_NTMAX][2]; /* b1 of the lane's channel pairs */
+#pragma unroll
+                    for (int nt = 0; nt < GCONV_IMPL_FB_NTMAX; nt++) {
+                        const int k1 = it.k1base + (wn * NT + nt) * 8 + 2 * (lane & 3);
+                        bq[nt][0] = bq[nt][1] = 0.0f;
+                        if (F->b1 && nt < NT && k1 < F->K1) {
+                            bq[nt][0] = gconv_impl_dev_load(dt, F->b1, k1);
+                            if (k1 + 1 < F->K1)
+                                bq[nt][1] = gconv_impl_dev_load(dt, F->b1, k1 + 1);
+                        }
+                    }
 #pragma unroll
                     for (int mt = 0; mt < 2; mt++) {
 #pragma unroll
                         for (int h = 0; h < 2; h++) {
                             const int pix = wm * 32 + mt * 16 + (lane >> 2) + 8 * h;
-                            const int r = pix / OWt, c = pix - r * OWt;
+                            const int r = (int)(((float)pix + 0.5f) * F->rowt);
+                            const int c = pix - r * OWt;
                             if (r < it.rows && c < it.cols) {
                                 const int oh = it.oh0 + r, ow = it.ow0 + c;
                                 const int pbase = it.n * F->out_n + oh * F->out_h + ow * F->out_w;
@@ -732,12 +744,8 @@ static __device__ __forceinline__ void gconv_impl_fb_body(const gconv_impl_fb_pa
                                     const int k1 = it.k1base + (wn * NT + nt) * 8 + 2 * (lane & 3);
                                     if (nt < NT && k1 < F->K1) {
                                         const int has1 = k1 + 1 < F->K1;
-                                        float y0 = acc[mt][nt][2 * h], y1 = acc[mt][nt][2 * h + 1];
-                                        if (F->b1) {
-                                            y0 += gconv_impl_dev_load(dt, F->b1, k1);
-                                            if (has1)
-                                                y1 += gconv_impl_dev_load(dt, F->b1, k1 + 1);
-                                        }
+                                        float y0 = acc[mt][nt][2 * h] + bq[nt][0];
+                                        float y1 = acc[mt][nt][2 * h + 1] + bq[nt][1];
                                         if (!plain) {
                                             y0 = epifn(&F->epi, dt, y0, 0, it.n, k1, 0, oh, ow);
                                             if (has1)
