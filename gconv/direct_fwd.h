@@ -62,6 +62,8 @@
  *
  * Tuning knobs (define before including; defaults measured on H100, see bench/NOTES.md):
  *   GCONV_DIRECT_DW_TW1 / GCONV_DIRECT_DW_TW2   output columns per thread, DW3 stride 1 / 2
+ *                                               (stride 1, no D tensors, output width 2 mod
+ *                                               4: always 2, the dw3s1n kernel)
  *   GCONV_DIRECT_DW_PD                          output rows of prefetch in the DW3 ring
  *   GCONV_DIRECT_DW_THREADS_PER_SM              work items aimed at per SM when DW3 splits
  *                                               the image height into runs of rows
@@ -1178,8 +1180,8 @@ static __device__ __forceinline__ void gconv_impl_gen_body(const gconv_impl_gen_
 
 typedef struct gconv_impl_direct_plan {
     int path;      /* gconv_impl_direct_path */
-    int variant;   /* DW3: stride + 2 (D tensors) or + 4 (only broadcast vector D tensors);
-                    * FEWC: 2 * GCONV_IMPL_FC_* + (D) */
+    int variant;   /* DW3: stride + 2 (D tensors) or + 4 (only broadcast vector D tensors),
+                    * 7: stride 1, two columns per thread; FEWC: 2 * GCONV_IMPL_FC_* + (D) */
     unsigned grid, block, smem;
     gconv_impl_dw_params dw;
     gconv_impl_fc_params fc;
@@ -1266,7 +1268,8 @@ static inline int gconv_impl_plan_dw3_ex(const gconv_problem *p, int es, const v
     }
     d->items = base * d->hchunks;
     pl->path = GCONV_IMPL_DIRECT_DW3;
-    /* 1, 2: stride 1, 2 plain; 3, 4: with D tensors; 5, 6: only broadcast vector D tensors */
+    /* 1, 2: stride 1, 2 plain; 3, 4: with D tensors; 5, 6: only broadcast vector D tensors;
+     * gconv_impl_plan_dw3 makes 1 into 7 for two columns per thread */
     pl->variant = s + (epi->num_d == 0                                                  ? 0
                        : d->dvec && d->dbc == (1u << epi->num_d) - 1u ? 4
                                                                         : 2);
@@ -1282,9 +1285,17 @@ static inline int gconv_impl_plan_dw3(const gconv_problem *p, int es, const void
                                       const void *wei, const void *out,
                                       const gconv_epilogue *epi, gconv_impl_direct_plan *pl)
 {
-    const int tw = p->stride[GCONV_AXIS_H] == 1 ? GCONV_DIRECT_DW_TW1 : GCONV_DIRECT_DW_TW2;
-    return gconv_impl_plan_dw3_ex(p, es, in, wei, out, epi, tw, GCONV_DIRECT_DW_PD,
-                                  GCONV_DIRECT_DW_THREADS_PER_SM, pl);
+    const int s1 = p->stride[GCONV_AXIS_H] == 1, wo = gconv_out_len(p, GCONV_AXIS_W);
+    /* stride 1 without D tensors, output width 2 mod 4 (14x14 layers): 2 columns per thread
+     * leave no idle column (the dw3s1n kernel; H100 c576@14: 16.8 -> 15.7 us) */
+    const int narrow = s1 && epi->num_d == 0 && wo % 4 == 2;
+    const int tw = narrow ? 2 : s1 ? GCONV_DIRECT_DW_TW1 : GCONV_DIRECT_DW_TW2;
+    if (!gconv_impl_plan_dw3_ex(p, es, in, wei, out, epi, tw, GCONV_DIRECT_DW_PD,
+                                GCONV_DIRECT_DW_THREADS_PER_SM, pl))
+        return 0;
+    if (narrow)
+        pl->variant = 7;
+    return 1;
 }
 
 static inline int gconv_impl_plan_fewc(const gconv_problem *p, int es, const void *in,
@@ -1454,6 +1465,7 @@ static inline int gconv_impl_direct_fits(const gconv_problem *p)
     GCONV_IMPL_DW_KERNEL(name, T, EPI_FN, 2, GCONV_DIRECT_DW_TW2, GCONV_DIRECT_DW_PD, 0, s2d)    \
     GCONV_IMPL_DW_KERNEL(name, T, EPI_FN, 1, GCONV_DIRECT_DW_TW1, GCONV_DIRECT_DW_PD, 4, s1b)    \
     GCONV_IMPL_DW_KERNEL(name, T, EPI_FN, 2, GCONV_DIRECT_DW_TW2, GCONV_DIRECT_DW_PD, 4, s2b)    \
+    GCONV_IMPL_DW_KERNEL(name, T, EPI_FN, 1, 2, GCONV_DIRECT_DW_PD, 1, s1n)                      \
     GCONV_IMPL_FC_KERNEL(name, T, EPI_FN, 1, 1, 0, c1)                                           \
     GCONV_IMPL_FC_KERNEL(name, T, EPI_FN, 1, 1, 1, c1s)                                          \
     GCONV_IMPL_FC_KERNEL(name, T, EPI_FN, 4, 4, 0, c4)                                           \
@@ -1484,6 +1496,7 @@ static inline int gconv_impl_direct_fits(const gconv_problem *p)
         case GCONV_IMPL_DIRECT_DW3 * 16 + 4: GCONV_IMPL_DW_LAUNCH(name, s2d); break;             \
         case GCONV_IMPL_DIRECT_DW3 * 16 + 5: GCONV_IMPL_DW_LAUNCH(name, s1b); break;             \
         case GCONV_IMPL_DIRECT_DW3 * 16 + 6: GCONV_IMPL_DW_LAUNCH(name, s2b); break;             \
+        case GCONV_IMPL_DIRECT_DW3 * 16 + 7: GCONV_IMPL_DW_LAUNCH(name, s1n); break;             \
         case GCONV_IMPL_DIRECT_FEWC * 16 + 0: GCONV_IMPL_FC_LAUNCH(name, c1, plain); break;      \
         case GCONV_IMPL_DIRECT_FEWC * 16 + 1: GCONV_IMPL_FC_LAUNCH(name, c1, dten); break;       \
         case GCONV_IMPL_DIRECT_FEWC * 16 + 2: GCONV_IMPL_FC_LAUNCH(name, c1s, plain); break;     \
