@@ -579,7 +579,7 @@ static __device__ __forceinline__ void gconv_impl_fb_body(const gconv_impl_fb_pa
             const float *ws = wsb + (st & 1) * (F->taps + 1) * F->CC;
             cstage = cstage + 1 == S ? 0 : cstage + 1;
             cchunk = cchunk + 1 == nch ? 0 : cchunk + 1;
-            /* stage 1: warp-unit u = (plane v, 32 consecutive (strip, column) positions q) */
+            /* stage 1: warp-unit u = 32 consecutive flat (plane, strip, column) positions */
             {
                 const int OWt = F->OWt, sq = F->strips * OWt, th = F->th;
 #pragma unroll 1
@@ -669,7 +669,7 @@ static __device__ __forceinline__ void gconv_impl_fb_body(const gconv_impl_fb_pa
                                     wsb + ((st + 1) & 1) * (F->taps + 1) * F->CC, dt);
             /* the A tile and that buffer are complete */
             __syncthreads();
-            /* stage 2: acc[mt][nt] += A[wm*32 + 16mt ..][32] * w1[(wn*NT + nt)*8 ..][32] */
+            /* stage 2: acc[mt][nt] += A[wm*32 + 16mt ..][CC] * w1[(wn*NT + nt)*8 ..][CC] */
             {
                 const int npix = (it.rows - 1) * F->OWt + it.cols;
                 const unsigned abase = smb + (unsigned)F->aoff;
