@@ -278,18 +278,9 @@ static inline gconv_status gconv_impl_fused_check(const gconv_problem *p, int K1
     int i;
     if (s != GCONV_OK)
         return s;
-    if (gconv_layout_family(gconv_in_layout(p)) != act)
-        return gconv_impl_fail(GCONV_ERR_LAYOUT, why, len,
-                               "the input layout %s is not of this instantiation's %s family",
-                               gconv_layout_name(gconv_in_layout(p)), gconv_layout_name(act));
-    if (gconv_layout_family(gconv_out_layout(p)) != act)
-        return gconv_impl_fail(GCONV_ERR_LAYOUT, why, len,
-                               "the output layout %s is not of this instantiation's %s family",
-                               gconv_layout_name(gconv_out_layout(p)), gconv_layout_name(act));
-    if (gconv_layout_family(gconv_wei_layout(p)) != wei)
-        return gconv_impl_fail(GCONV_ERR_LAYOUT, why, len,
-                               "the weight layout %s is not of this instantiation's %s family",
-                               gconv_layout_name(gconv_wei_layout(p)), gconv_layout_name(wei));
+    s = gconv_impl_check_families(p, act, wei, why, len);
+    if (s != GCONV_OK)
+        return s;
     if (K1 <= 0)
         return gconv_impl_fail(GCONV_ERR_SIZE, why, len,
                                "K1 (pointwise output channels) is %d; it must be positive", K1);

@@ -674,17 +674,12 @@ enum {
     GCONV_IMPL_FWD_K_COUNT
 };
 
-/* Check everything that does not depend on the kernel: problem, layouts, pointers, epilogue,
- * size limits. act / wei: the instantiation's families. */
-static inline gconv_status gconv_impl_fwd_check(const gconv_problem *p, const gconv_fwd_args *a,
-                                                gconv_dtype dt, gconv_layout act,
-                                                gconv_layout wei, char *why, size_t len)
+/* The problem's input and output layouts are of the activation family act and its weight
+ * layout of the family wei (an instantiation's); else GCONV_ERR_LAYOUT with the reason. Shared
+ * by the forward, backward-data and fused launchers. */
+static inline gconv_status gconv_impl_check_families(const gconv_problem *p, gconv_layout act,
+                                                     gconv_layout wei, char *why, size_t len)
 {
-    gconv_status s = gconv_problem_check(p, why, len);
-    size_t esz = gconv_dtype_size(dt);
-    int64_t kg;
-    if (s != GCONV_OK)
-        return s;
     if (gconv_layout_family(gconv_in_layout(p)) != act)
         return gconv_impl_fail(GCONV_ERR_LAYOUT, why, len,
                                "the input layout %s is not of this instantiation's %s family",
@@ -697,6 +692,23 @@ static inline gconv_status gconv_impl_fwd_check(const gconv_problem *p, const gc
         return gconv_impl_fail(GCONV_ERR_LAYOUT, why, len,
                                "the weight layout %s is not of this instantiation's %s family",
                                gconv_layout_name(gconv_wei_layout(p)), gconv_layout_name(wei));
+    return GCONV_OK;
+}
+
+/* Check everything that does not depend on the kernel: problem, layouts, pointers, epilogue,
+ * size limits. act / wei: the instantiation's families. */
+static inline gconv_status gconv_impl_fwd_check(const gconv_problem *p, const gconv_fwd_args *a,
+                                                gconv_dtype dt, gconv_layout act,
+                                                gconv_layout wei, char *why, size_t len)
+{
+    gconv_status s = gconv_problem_check(p, why, len);
+    size_t esz = gconv_dtype_size(dt);
+    int64_t kg;
+    if (s != GCONV_OK)
+        return s;
+    s = gconv_impl_check_families(p, act, wei, why, len);
+    if (s != GCONV_OK)
+        return s;
     kg = (int64_t)p->C * gconv_filter_taps(p);
     if (kg > 0x7fffffffLL - 1024)
         return gconv_impl_fail(GCONV_ERR_UNSUPPORTED, why, len,
