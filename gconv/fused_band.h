@@ -181,6 +181,53 @@ static inline int gconv_impl_fb_fit(gconv_impl_fb_params *F, int N, int sms, int
     return RB;
 }
 
+/* The scope both fused depthwise kernels (band, rows) share: fp16 / bf16, depthwise with G a
+ * multiple of 8, 2D (or a trivial depth axis), input / output under 2^31 elements, groups
+ * contiguous in the input with 16-byte aligned pixels, in and w1 16-byte aligned, CUDA. Fills
+ * the output sizes o and the input / output strides (the fused output: N images, K1 channels,
+ * G = 1, as gconv_fused_fwd_out_strides). */
+static inline int gconv_impl_fb_scope(const gconv_problem *p, int K1, const void *in,
+                                      const void *w1, gconv_dtype dt, int *o,
+                                      gconv_act_strides *si, gconv_act_strides *so)
+{
+    if (!GCONV_IMPL_FB_ENABLE || (dt != GCONV_F16 && dt != GCONV_BF16))
+        return 0;
+    if (p->C != 1 || p->K != 1 || p->G % 8 || K1 <= 0)
+        return 0;
+    gconv_out_sizes(p, o);
+    if (p->in[0] != 1 || p->filter[0] != 1 || o[0] != 1)
+        return 0;
+    if (gconv_in_elems(p) >= 0x7fffffffLL ||
+        (int64_t)p->N * K1 * gconv_out_spatial(p) >= 0x7fffffffLL ||
+        (int64_t)K1 * p->G >= 0x7fffffffLL)
+        return 0;
+    *si = gconv_in_strides(p);
+    *so = gconv_act_strides_make(gconv_out_layout(p), 1, p->N, K1, o);
+    return si->g == 1 && si->n % 8 == 0 && si->s[1] % 8 == 0 && si->s[2] % 8 == 0 &&
+           (uintptr_t)in % 16 == 0 && (uintptr_t)w1 % 16 == 0;
+}
+
+/* The fields both kernels' parameter blocks F share (names alike), from a problem in
+ * gconv_impl_fb_scope with output sizes o and strides si, so. */
+#define GCONV_IMPL_FB_FILL(F, p, K1_, in_, w0_, b0_, w1_, b1_, out_, epi_, act0, o, si, so)      \
+    do {                                                                                         \
+        (F)->in = in_, (F)->w0 = w0_, (F)->b0 = b0_, (F)->w1 = w1_, (F)->b1 = b1_;               \
+        (F)->out = out_;                                                                         \
+        (F)->epi = (epi_) ? *(epi_) : gconv_epi_scale(1.0f);                                     \
+        (F)->mid = gconv_epi_scale(1.0f);                                                        \
+        (F)->mid.act = act0;                                                                     \
+        (F)->plain = (F)->epi.alpha == 1.0f && (F)->epi.num_d == 0 &&                            \
+                     (F)->epi.act.kind == GCONV_ACT_NONE;                                        \
+        (F)->GK = (p)->G, (F)->K1 = K1_;                                                         \
+        (F)->H = (p)->in[1], (F)->W = (p)->in[2], (F)->OH = (o)[1], (F)->OW = (o)[2];            \
+        (F)->ph = (p)->pad_lo[1], (F)->pw = (p)->pad_lo[2];                                      \
+        (F)->in_n = (int)(si).n, (F)->in_h = (int)(si).s[1], (F)->in_w = (int)(si).s[2];         \
+        (F)->out_n = (int)(so).n, (F)->out_h = (int)(so).s[1], (F)->out_w = (int)(so).s[2];      \
+        (F)->out_c = (int)(so).c;                                                                \
+        (F)->pair = (so).c == 1 && (K1_) % 2 == 0 && (so).n % 2 == 0 && (so).s[1] % 2 == 0 &&    \
+                    (so).s[2] % 2 == 0 && (uintptr_t)(out_) % 4 == 0;                            \
+    } while (0)
+
 /* Plan the band kernel for problem p (the fused launcher has validated it). Returns 1 and
  * fills F if the problem is in scope, else 0. sms: the device's SM count. */
 static inline int gconv_impl_fb_plan(const gconv_problem *p, int K1, const void *in,
@@ -192,43 +239,18 @@ static inline int gconv_impl_fb_plan(const gconv_problem *p, int K1, const void 
     gconv_act_strides si, so;
     int o[3], PT, RB;
     memset(F, 0, sizeof *F);
-    if (!GCONV_IMPL_FB_ENABLE || (dt != GCONV_F16 && dt != GCONV_BF16))
+    if (!gconv_impl_fb_scope(p, K1, in, w1, dt, o, &si, &so))
         return 0;
-    if (p->C != 1 || p->K != 1 || p->G % 8 || K1 <= 0)
-        return 0;
-    gconv_out_sizes(p, o);
-    if (p->in[0] != 1 || p->filter[0] != 1 || o[0] != 1)
-        return 0;
-    if ((int64_t)p->filter[1] * p->filter[2] > GCONV_IMPL_FB_MAXTAPS)
-        return 0;
-    if (gconv_in_elems(p) >= 0x7fffffffLL ||
-        (int64_t)p->N * K1 * gconv_out_spatial(p) >= 0x7fffffffLL ||
-        (int64_t)K1 * p->G >= 0x7fffffffLL)
-        return 0;
-    si = gconv_in_strides(p);
-    /* the fused output: N images, K1 channels, G = 1 (gconv_fused_fwd_out_strides) */
-    so = gconv_act_strides_make(gconv_out_layout(p), 1, p->N, K1, o);
-    if (si.g != 1 || si.n % 8 || si.s[1] % 8 || si.s[2] % 8 || (uintptr_t)in % 16 ||
-        (uintptr_t)w1 % 16 || (uintptr_t)w0 % 16 || (uintptr_t)b0 % 16)
+    if ((int64_t)p->filter[1] * p->filter[2] > GCONV_IMPL_FB_MAXTAPS || (uintptr_t)w0 % 16 ||
+        (uintptr_t)b0 % 16)
         return 0;
     if (sms <= 0)
         sms = 80;
-    F->in = in, F->w0 = w0, F->b0 = b0, F->w1 = w1, F->b1 = b1, F->out = out;
-    F->epi = epi ? *epi : gconv_epi_scale(1.0f);
-    F->mid = gconv_epi_scale(1.0f);
-    F->mid.act = act0;
-    F->plain = F->epi.alpha == 1.0f && F->epi.num_d == 0 && F->epi.act.kind == GCONV_ACT_NONE;
-    F->GK = p->G, F->K1 = K1;
-    F->H = p->in[1], F->W = p->in[2], F->OH = o[1], F->OW = o[2];
+    GCONV_IMPL_FB_FILL(F, p, K1, in, w0, b0, w1, b1, out, epi, act0, o, si, so);
     F->Y = p->filter[1], F->X = p->filter[2];
     F->sh = p->stride[1], F->sw = p->stride[2];
     F->dh = p->dilation[1], F->dw = p->dilation[2];
-    F->ph = p->pad_lo[1], F->pw = p->pad_lo[2];
     F->taps = F->Y * F->X;
-    F->in_n = (int)si.n, F->in_h = (int)si.s[1], F->in_w = (int)si.s[2];
-    F->out_n = (int)so.n, F->out_h = (int)so.s[1], F->out_w = (int)so.s[2], F->out_c = (int)so.c;
-    F->pair = so.c == 1 && K1 % 2 == 0 && so.n % 2 == 0 && so.s[1] % 2 == 0 &&
-              so.s[2] % 2 == 0 && (uintptr_t)out % 4 == 0;
     /* channels: a warp covers at most NTMAX * 8 = 32 of K1; K1 above 256 in tiles (each
      * recomputes stage 1) */
     F->WN = K1 <= 32 ? 1 : K1 <= 64 ? 2 : K1 <= 128 ? 4 : 8;
@@ -487,6 +509,73 @@ static __device__ __forceinline__ unsigned gconv_impl_fb_pack(float a, float b, 
     return gconv_impl_halo_pack(a, b, dt);
 }
 
+/* act0 of 8 intermediate values m (b0 already added) and their packing into 16 bytes: with
+ * MIDB the built-in act0 (its kind tested once for the 8 values), else midfn per element
+ * (channels c .. c + 7 of image n at output (oh, ow)); channels from cvalid on become exact
+ * zeros (channels past G). */
+static __device__ __forceinline__ uint4 gconv_impl_fb_mid8(float *m, const gconv_epilogue *mid,
+                                                           const gconv_dtype dt,
+                                                           gconv_impl_epi_fn midfn,
+                                                           const int MIDB, int c, int n, int oh,
+                                                           int ow, int cvalid)
+{
+    const gconv_act a0 = mid->act;
+    uint4 pk;
+    if (MIDB) {
+        if (a0.kind == GCONV_ACT_RELU) {
+#pragma unroll
+            for (int j = 0; j < 8; j++)
+                m[j] = m[j] > 0.0f ? m[j] : 0.0f;
+        } else if (a0.kind == GCONV_ACT_CLAMP) {
+#pragma unroll
+            for (int j = 0; j < 8; j++)
+                m[j] = m[j] < a0.lo ? a0.lo : m[j] > a0.hi ? a0.hi : m[j];
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            m[j] = midfn(mid, dt, m[j], c + j, n, 0, 0, oh, ow);
+    }
+    if (cvalid < 8) {
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            if (j >= cvalid)
+                m[j] = 0.0f;
+    }
+    pk.x = gconv_impl_fb_pack(m[0], m[1], dt);
+    pk.y = gconv_impl_fb_pack(m[2], m[3], dt);
+    pk.z = gconv_impl_fb_pack(m[4], m[5], dt);
+    pk.w = gconv_impl_fb_pack(m[6], m[7], dt);
+    return pk;
+}
+
+/* Final outputs k1 and k1 + 1 (the latter only if k1 + 1 < K1) of one pixel whose channel 0
+ * is element pbase of out: the epilogue per element unless plain, then one 32-bit store of the
+ * pair (pair: channels contiguous, offsets even) or two 16-bit stores out_c elements apart. */
+static __device__ __forceinline__ void gconv_impl_fb_out2(const gconv_epilogue *epi,
+                                                          gconv_impl_epi_fn epifn, const int plain,
+                                                          const gconv_dtype dt, void *out,
+                                                          int pair, int out_c, int K1, int pbase,
+                                                          int k1, float y0, float y1, int n,
+                                                          int oh, int ow)
+{
+    const int has1 = k1 + 1 < K1;
+    if (!plain) {
+        y0 = epifn(epi, dt, y0, 0, n, k1, 0, oh, ow);
+        if (has1)
+            y1 = epifn(epi, dt, y1, 0, n, k1 + 1, 0, oh, ow);
+    }
+    if (pair) {
+        ((unsigned *)out)[(pbase + k1) >> 1] = gconv_impl_fb_pack(y0, y1, dt);
+    } else {
+        unsigned short *o = (unsigned short *)out;
+        o[pbase + k1 * out_c] = (unsigned short)(gconv_impl_fb_pack(y0, 0.0f, dt) & 0xffffu);
+        if (has1)
+            o[pbase + (k1 + 1) * out_c] =
+                (unsigned short)(gconv_impl_fb_pack(y1, 0.0f, dt) & 0xffffu);
+    }
+}
+
 static __device__ __forceinline__ void gconv_impl_fb_zero(float (*acc)[GCONV_IMPL_FB_NTMAX][4])
 {
 #pragma unroll
@@ -517,7 +606,6 @@ static __device__ __forceinline__ void gconv_impl_fb_body(const gconv_impl_fb_pa
     const unsigned smb = gconv_impl_igemm_smem_addr(gconv_impl_fb_sm);
     unsigned char *asm_ = gconv_impl_fb_sm + F->aoff;
     float *wsb = (float *)(gconv_impl_fb_sm + F->woff);
-    const gconv_act a0 = F->mid.act;
     float acc[2][GCONV_IMPL_FB_NTMAX][4];
     int st;
     if (dt == GCONV_F32)
@@ -624,37 +712,9 @@ static __device__ __forceinline__ void gconv_impl_fb_body(const gconv_impl_fb_pa
 #pragma unroll
                                 for (int j = 0; j < 8; j++)
                                     m[j] = a1[t][j] + bv[j];
-                                if (MIDB) {
-                                    /* gconv_act_apply, the kind tested once for 8 values */
-                                    if (a0.kind == GCONV_ACT_RELU) {
-#pragma unroll
-                                        for (int j = 0; j < 8; j++)
-                                            m[j] = m[j] > 0.0f ? m[j] : 0.0f;
-                                    } else if (a0.kind == GCONV_ACT_CLAMP) {
-#pragma unroll
-                                        for (int j = 0; j < 8; j++)
-                                            m[j] = m[j] < a0.lo   ? a0.lo
-                                                   : m[j] > a0.hi ? a0.hi
-                                                                  : m[j];
-                                    }
-                                } else {
-                                    const int oh = it.oh0 + r0 + t, ow = it.ow0 + c;
-#pragma unroll
-                                    for (int j = 0; j < 8; j++)
-                                        m[j] = midfn(&F->mid, dt, m[j], c0 + 8 * v + j, it.n, 0, 0,
-                                                     oh, ow);
-                                }
-                                /* channels past G (the last chunk) must be exact zeros */
-                                if (cvalid < 8) {
-#pragma unroll
-                                    for (int j = 0; j < 8; j++)
-                                        if (j >= cvalid)
-                                            m[j] = 0.0f;
-                                }
-                                pk.x = gconv_impl_fb_pack(m[0], m[1], dt);
-                                pk.y = gconv_impl_fb_pack(m[2], m[3], dt);
-                                pk.z = gconv_impl_fb_pack(m[4], m[5], dt);
-                                pk.w = gconv_impl_fb_pack(m[6], m[7], dt);
+                                pk = gconv_impl_fb_mid8(m, &F->mid, dt, midfn, MIDB,
+                                                        c0 + 8 * v, it.n, it.oh0 + r0 + t,
+                                                        it.ow0 + c, cvalid);
                                 *(uint4 *)(asm_ + (pix << (F->lp + 4)) +
                                            ((v ^ gconv_impl_fb_swz(pix, F->lp)) << 4)) = pk;
                             }
@@ -742,28 +802,12 @@ static __device__ __forceinline__ void gconv_impl_fb_body(const gconv_impl_fb_pa
 #pragma unroll
                                 for (int nt = 0; nt < GCONV_IMPL_FB_NTMAX; nt++) {
                                     const int k1 = it.k1base + (wn * NT + nt) * 8 + 2 * (lane & 3);
-                                    if (nt < NT && k1 < F->K1) {
-                                        const int has1 = k1 + 1 < F->K1;
-                                        float y0 = acc[mt][nt][2 * h] + bq[nt][0];
-                                        float y1 = acc[mt][nt][2 * h + 1] + bq[nt][1];
-                                        if (!plain) {
-                                            y0 = epifn(&F->epi, dt, y0, 0, it.n, k1, 0, oh, ow);
-                                            if (has1)
-                                                y1 = epifn(&F->epi, dt, y1, 0, it.n, k1 + 1, 0,
-                                                           oh, ow);
-                                        }
-                                        if (F->pair) {
-                                            ((unsigned *)F->out)[(pbase + k1) >> 1] =
-                                                gconv_impl_fb_pack(y0, y1, dt);
-                                        } else {
-                                            unsigned short *o = (unsigned short *)F->out;
-                                            o[pbase + k1 * F->out_c] = (unsigned short)(
-                                                gconv_impl_fb_pack(y0, 0.0f, dt) & 0xffffu);
-                                            if (has1)
-                                                o[pbase + (k1 + 1) * F->out_c] = (unsigned short)(
-                                                    gconv_impl_fb_pack(y1, 0.0f, dt) & 0xffffu);
-                                        }
-                                    }
+                                    if (nt < NT && k1 < F->K1)
+                                        gconv_impl_fb_out2(&F->epi, epifn, plain, dt, F->out,
+                                                           F->pair, F->out_c, F->K1, pbase, k1,
+                                                           acc[mt][nt][2 * h] + bq[nt][0],
+                                                           acc[mt][nt][2 * h + 1] + bq[nt][1],
+                                                           it.n, oh, ow);
                                 }
                             }
                         }

@@ -133,6 +133,7 @@ static inline int64_t gconv_fused_fwd_out_elems(const gconv_problem *p, int K1)
 /* The band kernel (depthwise groups contiguous in the input, fp16 / bf16, CUDA): tried first by
  * GCONV_FUSED_FWD and its _USER_OP / _USER_ACT forms. */
 #include "fused_band.h"
+#include "fused_rows.h"
 
 /* Named tiles (BM pixels, BN output channels, BK intermediate channels per chunk, warps along
  * M and N, ST unused); all 256 threads. GCONV_FUSED_FWD picks among the 64-pixel ones. */
@@ -1106,6 +1107,20 @@ static inline int gconv_impl_fused_occupancy(const void *k, int threads, int sme
         why_[0] = '\0';                                                                          \
     gconv_impl_fused_fill(p, K1, a, T, &P);
 
+/* Where a launch starts its search for a kernel (internal: tests pin the band kernel with it):
+ * the row kernel, then the band kernel, then the general kernels, each taken if the problem is
+ * in its scope. */
+enum { GCONV_IMPL_FUSED_FROM_ROWS = 0, GCONV_IMPL_FUSED_FROM_BAND = 1, GCONV_IMPL_FUSED_FROM_GENERAL = 2 };
+
+/* Launch row kernel name##_fr1 / _fr2 (stride 1 / 2) with plan F: one block per item (returns
+ * from the enclosing function). */
+#define GCONV_IMPL_FR_GO(name, F, stream, why, len)                                              \
+    do {                                                                                         \
+        if ((F).SH == 1)                                                                         \
+            GCONV_IMPL_FUSED_GO_N(name##_fr1, (F).items, (F).BT, (F).smem, stream, F, why, len); \
+        GCONV_IMPL_FUSED_GO_N(name##_fr2, (F).items, (F).BT, (F).smem, stream, F, why, len);     \
+    } while (0)
+
 #define GCONV_IMPL_FUSED_DEFINE(name, T, ACT, WEI, MIDFN, EPIFN, MIDB, EPIB)                     \
     GCONV_IMPL_FUSED_KERNEL(name##_k0, T, GCONV_FUSED_TILE_64x16, MIDFN, EPIFN)                 \
     GCONV_IMPL_FUSED_KERNEL(name##_k1, T, GCONV_FUSED_TILE_64x32, MIDFN, EPIFN)                 \
@@ -1113,16 +1128,25 @@ static inline int gconv_impl_fused_occupancy(const void *k, int threads, int sme
     GCONV_IMPL_FUSED_KERNEL(name##_k3, T, GCONV_FUSED_TILE_64x128, MIDFN, EPIFN)                 \
     GCONV_IMPL_FUSED_KERNEL(name##_k4, T, GCONV_FUSED_TILE_64x256, MIDFN, EPIFN)                 \
     GCONV_IMPL_FB_KERNEL(name##_fb, T, MIDFN, EPIFN, MIDB, EPIB)                                 \
+    GCONV_IMPL_FR_KERNEL(name##_fr1, T, MIDFN, EPIFN, MIDB, EPIB, 1, 4)                          \
+    GCONV_IMPL_FR_KERNEL(name##_fr2, T, MIDFN, EPIFN, MIDB, EPIB, 2, 2)                          \
     GCONV_IMPL_FUSED_UNUSED static inline int name##_supports(const gconv_problem *p, int K1,    \
                                                               char *why, size_t len)             \
     {                                                                                            \
         return gconv_impl_fused_check(p, K1, NULL, T, ACT, WEI, why, len) == GCONV_OK;           \
     }                                                                                            \
-    GCONV_IMPL_FUSED_UNUSED static inline gconv_status name(                                     \
-        const gconv_problem *p, int K1, const gconv_fused_fwd_args *a, hipStream_t stream)       \
+    GCONV_IMPL_FUSED_UNUSED static inline gconv_status name##_from(                              \
+        const gconv_problem *p, int K1, const gconv_fused_fwd_args *a, hipStream_t stream,       \
+        int from)                                                                                \
     {                                                                                            \
         GCONV_IMPL_FUSED_HEAD(T, ACT, WEI)                                                       \
-        {                                                                                        \
+        if (from <= GCONV_IMPL_FUSED_FROM_ROWS) {                                                \
+            gconv_impl_fr_params F_;                                                             \
+            if (gconv_impl_fr_plan(p, K1, a->in, a->w0, a->b0, a->w1, a->b1, a->out, a->epi,    \
+                                   a->act0, T, gconv_device_sm_count(), &F_))                    \
+                GCONV_IMPL_FR_GO(name, F_, stream, why_, len_);                                  \
+        }                                                                                        \
+        if (from <= GCONV_IMPL_FUSED_FROM_BAND) {                                                \
             gconv_impl_fb_params F_;                                                             \
             if (gconv_impl_fb_plan(p, K1, a->in, a->w0, a->b0, a->w1, a->b1, a->out, a->epi,    \
                                    a->act0, T, gconv_device_sm_count(), &F_))                    \
@@ -1140,6 +1164,11 @@ static inline int gconv_impl_fused_occupancy(const void *k, int threads, int sme
         default:                                                                                 \
             GCONV_IMPL_FUSED_LAUNCH(name##_k4, T, GCONV_FUSED_TILE_64x256, P, stream, why_, len_); \
         }                                                                                        \
+    }                                                                                            \
+    GCONV_IMPL_FUSED_UNUSED static inline gconv_status name(                                     \
+        const gconv_problem *p, int K1, const gconv_fused_fwd_args *a, hipStream_t stream)       \
+    {                                                                                            \
+        return name##_from(p, K1, a, stream, GCONV_IMPL_FUSED_FROM_ROWS);                        \
     }
 
 #define GCONV_FUSED_FWD(name, T, ACT_FAMILY, WEI_FAMILY)                                         \

@@ -72,6 +72,19 @@ GCONV_FUSED_FWD_TILED(ff_bf16_t16, GCONV_BF16, GCONV_NHWGC, GCONV_GKYXC, GCONV_F
 typedef gconv_status (*gt_fused_fn)(const gconv_problem *, int, const gconv_fused_fwd_args *,
                                     hipStream_t);
 
+/* the same operations with the row kernel skipped: the band kernel wherever it applies */
+static gconv_status ff_f16_band(const gconv_problem *p, int K1, const gconv_fused_fwd_args *a,
+                                hipStream_t s)
+{
+    return ff_f16_from(p, K1, a, s, GCONV_IMPL_FUSED_FROM_BAND);
+}
+
+static gconv_status ff_bf16_band(const gconv_problem *p, int K1, const gconv_fused_fwd_args *a,
+                                 hipStream_t s)
+{
+    return ff_bf16_from(p, K1, a, s, GCONV_IMPL_FUSED_FROM_BAND);
+}
+
 enum { GT_UOP_NONE = 0, GT_UOP_EPI = 1, GT_UOP_ACT = 2 };
 
 /* ---- one problem ---------------------------------------------------------------------------- */
@@ -518,9 +531,49 @@ Test(fused_fwd, band_shapes, .timeout = 120)
         c.has_b1 = i % 2;
         c.alpha = i % 2 ? 1.0f : 0.5f;
         c.num_d = i % 3, c.d_kind[0] = 0, c.beta[0] = 1.0f, c.d_kind[1] = 1, c.beta[1] = -0.5f;
-        if (!gt_fused_run(&c, GCONV_F16, ff_f16, GT_UOP_NONE, "band_f16"))
+        if (!gt_fused_run(&c, GCONV_F16, ff_f16_band, GT_UOP_NONE, "band_f16"))
             bad++;
-        if (!gt_fused_run(&c, GCONV_BF16, ff_bf16, GT_UOP_NONE, "band_bf16"))
+        if (!gt_fused_run(&c, GCONV_BF16, ff_bf16_band, GT_UOP_NONE, "band_bf16"))
+            bad++;
+        /* the same problem through the default search (the row kernel where it applies) */
+        if (!gt_fused_run(&c, GCONV_F16, ff_f16, GT_UOP_NONE, "band_auto_f16"))
+            bad++;
+    }
+    cr_expect(bad == 0, "%d runs failed", bad);
+}
+
+/* Shapes for the row kernel (gconv/fused_rows.h; 3x3, stride 1 / 2, fp16 / bf16 depthwise,
+ * NHWGC): an odd number of channel vectors (the zero pad chunk of the k-steps), column
+ * segments (G / 8 * column tiles > 256 threads), output widths that are not a multiple of the
+ * columns per thread, K1 of several 32-channel groups and odd, asymmetric pads, tall and short
+ * row chunks, bands of one output row, a problem just above the row kernel's shared memory
+ * (band kernel), and the MobileNetV2 blocks. {G, H, W, stride, pad lo, pad hi, K1, N} */
+Test(fused_fwd, rows_shapes, .timeout = 120)
+{
+    static const int sh[][8] = {{24, 17, 19, 1, 1, 1, 16, 3},   {40, 23, 9, 2, 1, 1, 33, 2},
+                                {120, 15, 15, 1, 0, 2, 70, 2},  {256, 12, 40, 1, 1, 1, 24, 2},
+                                {256, 11, 41, 2, 2, 0, 8, 1},   {8, 5, 130, 1, 1, 1, 1, 2},
+                                {64, 1, 9, 1, 1, 1, 48, 3},     {32, 112, 112, 1, 1, 1, 16, 2},
+                                {96, 112, 112, 2, 0, 1, 24, 1}, {144, 56, 56, 1, 1, 1, 24, 4},
+                                {144, 56, 56, 2, 0, 1, 32, 4},  {192, 28, 28, 1, 1, 1, 32, 8},
+                                {384, 14, 14, 1, 1, 1, 64, 16}, {16, 40, 40, 1, 1, 1, 200, 2}};
+    int i, bad = 0;
+    gt_require_gpu();
+    for (i = 0; i < (int)(sizeof sh / sizeof sh[0]); i++) {
+        gt_fcase c;
+        memset(&c, 0, sizeof c);
+        gconv_problem_2d(&c.p, sh[i][0], sh[i][7], 1, 1, sh[i][1], sh[i][2], 3, 3, sh[i][3],
+                         sh[i][3], sh[i][4], sh[i][4], 1, 1);
+        c.p.pad_hi[1] = c.p.pad_hi[2] = sh[i][5];
+        c.K1 = sh[i][6];
+        c.act0 = i % 3 == 0 ? gconv_relu6() : i % 3 == 1 ? gconv_clamp(-0.5f, 0.75f) : gconv_act_none();
+        c.has_b0 = i % 4 != 0;
+        c.has_b1 = i % 2;
+        c.alpha = i % 2 ? 1.0f : 0.5f;
+        c.num_d = i % 3, c.d_kind[0] = 0, c.beta[0] = 1.0f, c.d_kind[1] = 1, c.beta[1] = -0.5f;
+        if (!gt_fused_run(&c, GCONV_F16, ff_f16, GT_UOP_NONE, "rows_f16"))
+            bad++;
+        if (!gt_fused_run(&c, GCONV_BF16, ff_bf16, GT_UOP_NONE, "rows_bf16"))
             bad++;
     }
     cr_expect(bad == 0, "%d runs failed", bad);
