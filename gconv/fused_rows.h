@@ -27,7 +27,11 @@
  *     channel pairs.
  *   With NA = 4 A tiles no other barrier is needed: a thread writes A[s % NA] after it has
  *   waited on row s - 2, i.e. after every thread finished stage 1 of row s - 2, which each
- *   thread does after its stage 2 of row s - 4, the last reader of that tile.
+ *   thread does after its stage 2 of row s - 4, the last reader of that tile. (Two tiles with
+ *   a second mbarrier for "free again" fit more blocks per SM but couple the warps tighter:
+ *   slower on every layer measured, bench/NOTES.md.) Phases cannot run ahead: arriving on
+ *   mbarrier b for row s + NA needs the wait on row s + NA - 2, which completes only after
+ *   every thread has arrived for row s.
  *
  * The ring. Each thread keeps NR = 3 + PD * SH input rows of its SPAN = (TW - 1) * SH + 3
  * window columns in shared memory ([slot][column][thread] in 16-byte units: a warp's accesses
@@ -40,8 +44,8 @@
  * Shared memory: the rings (NR * SPAN * BT * 16 bytes), NA A tiles (OWp pixels, OWp = OWt
  * rounded up to 16, rows of AST bytes: the G channels padded to an odd number of 16-byte
  * chunks, so ldmatrix's 8 rows at one chunk fall in distinct bank groups), w1 (K1p rows of
- * AST bytes, zero rows past K1), w0 / b0 in fp32 ([tap][G] then [G]), b1 in fp32 and the NA
- * mbarriers.
+ * AST bytes, zero rows past K1), b1 in fp32 and the NA mbarriers. The thread's taps and b0
+ * live in registers.
  *
  * Used by gconv/fused_fwd.h; needs a HIP or CUDA compiler.
  */
@@ -52,7 +56,7 @@
 
 #define GCONV_IMPL_FR_THREADS 256 /* at most, per block */
 #define GCONV_IMPL_FR_SMEM GCONV_IMPL_SMEM_MAX
-#define GCONV_IMPL_FR_NA 4      /* A tiles (rows of the pipeline between stage 1 and 2) */
+#define GCONV_IMPL_FR_NA 4      /* A tiles (see the barrier argument above) */
 #define GCONV_IMPL_FR_TWMAX 4  /* output columns per thread (stride 1: 4, stride 2: 2) */
 #define GCONV_IMPL_FR_SPANMAX 6 /* window columns per thread: (TW - 1) * SH + 3 */
 
@@ -76,7 +80,7 @@ typedef struct gconv_impl_fr_params {
     int OWt, segs, RH, hchunks, items; /* item geometry */
     int OWp, K1p, AST, units; /* GEMM: pixels, channels (multiples of 16), A / w1 row bytes,
                                * 16 x 16 units */
-    int aoff, w1off, wsoff, b1off, baroff, smem; /* shared memory */
+    int aoff, w1off, b1off, baroff, smem; /* shared memory */
 } gconv_impl_fr_params;
 
 /* Shared-memory plan of F for its BT, TW, NR; returns the bytes. */
@@ -84,8 +88,7 @@ static inline int gconv_impl_fr_smem_plan(gconv_impl_fr_params *F)
 {
     F->aoff = F->NR * F->SPAN * F->BT * 16;
     F->w1off = F->aoff + GCONV_IMPL_FR_NA * F->OWp * F->AST;
-    F->wsoff = F->w1off + F->K1p * F->AST;
-    F->b1off = F->wsoff + 10 * F->GK * 4;
+    F->b1off = F->w1off + F->K1p * F->AST;
     F->baroff = F->b1off + F->K1p * 4; /* 8-byte aligned: K1p is a multiple of 16 */
     F->smem = F->baroff + GCONV_IMPL_FR_NA * 8;
     return F->smem;
@@ -138,7 +141,9 @@ static inline int gconv_impl_fr_plan(const gconv_problem *p, int K1, const void 
      * chunk is zero in A and w1), + 1 (odd) */
     F->AST = (F->cvs + (F->cvs & 1) + 1) * 16;
     F->units = (F->OWp / 16) * (F->K1p / 16);
-    if (gconv_impl_fr_smem_plan(F) > GCONV_IMPL_FR_SMEM)
+    /* w1 above 64 KB (deep layers: few pixels per row, one block of few warps per SM) runs
+     * faster in the band kernel (H200: 576@14 -> 96, 71 against 48 us) */
+    if (gconv_impl_fr_smem_plan(F) > GCONV_IMPL_FR_SMEM || F->K1p * F->AST > 64 * 1024)
         return 0;
     /* rows per item: the fewest waves of (blocks per SM x SMs) slots, counting about two rows
      * of ring fill per item */
@@ -286,7 +291,7 @@ static __device__ __forceinline__ void gconv_impl_fr_body(const gconv_impl_fr_pa
     extern __shared__ __align__(128) unsigned char gconv_impl_fr_sm[];
     const int SPAN = (TW - 1) * SH + 3, NR = 3 + GCONV_IMPL_FR_PD * SH;
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int BT = F->BT, cvs = F->cvs, GK = F->GK, AST = F->AST;
+    const int BT = F->BT, cvs = F->cvs, AST = F->AST;
     const int cv = tid % cvs, wt = tid / cvs;
     const int active = tid < cvs * F->wts;
     /* the item: image n, segment seg, row chunk hc (consecutive blocks: neighbouring rows) */
@@ -300,11 +305,12 @@ static __device__ __forceinline__ void gconv_impl_fr_body(const gconv_impl_fr_pa
     const int wo = ow0 + wt * TW;        /* the thread's first output column */
     const unsigned short *in = (const unsigned short *)F->in;
     uint4 *rt = (uint4 *)gconv_impl_fr_sm + tid;
-    float *ws = (float *)(gconv_impl_fr_sm + F->wsoff);
     float *b1s = (float *)(gconv_impl_fr_sm + F->b1off);
     const unsigned smb = gconv_impl_igemm_smem_addr(gconv_impl_fr_sm);
-    const unsigned fbar = smb + (unsigned)F->baroff; /* NA mbarriers: A[b] is full */
+    /* NA mbarriers: A[b] is full */
+    const unsigned fbar = smb + (unsigned)F->baroff;
     const unsigned short *cb = in;
+    float tap[9][8], bv[8];
     unsigned cmask = 0;
     int k = 0; /* window rows issued */
     if (dt == GCONV_F32)
@@ -324,8 +330,8 @@ static __device__ __forceinline__ void gconv_impl_fr_body(const gconv_impl_fr_pa
             gconv_impl_fr_issue(rt, k, BT, in, cb, r0 + k, F->H, F->in_h, F->in_w, cmask, SPAN);
         gconv_impl_cp_commit();
     }
-    /* w1 (K1p rows of G channels, zeros past K1) by 16-byte vectors; w0 / b0 to fp32
-     * [tap][G] then [G]; b1 to fp32 */
+    /* w1 (K1p rows of G channels, zeros past K1) by 16-byte vectors; b1 to fp32; the
+     * mbarriers */
     {
         const uint4 *w1 = (const uint4 *)F->w1;
         int idx;
@@ -343,19 +349,19 @@ static __device__ __forceinline__ void gconv_impl_fr_body(const gconv_impl_fr_pa
             for (idx = tid; idx < GCONV_IMPL_FR_NA * F->OWp; idx += BT)
                 *(uint4 *)(gconv_impl_fr_sm + F->aoff + idx * AST + cvs * 16) =
                     make_uint4(0u, 0u, 0u, 0u);
-        for (idx = tid; idx < 10 * GK; idx += BT) {
-            const int tap = idx / GK, c = idx - tap * GK;
-            float v = 0.0f;
-            if (tap < 9)
-                v = gconv_impl_dev_load(dt, F->w0, c * 9 + tap);
-            else if (F->b0)
-                v = gconv_impl_dev_load(dt, F->b0, c);
-            ws[idx] = v;
-        }
         for (idx = tid; idx < F->K1p; idx += BT)
             b1s[idx] = F->b1 && idx < F->K1 ? gconv_impl_dev_load(dt, F->b1, idx) : 0.0f;
         if (tid < GCONV_IMPL_FR_NA)
             gconv_impl_fr_mbar_init(fbar + (unsigned)tid * 8u, BT);
+    }
+    /* the thread's 9 taps and b0 of its 8 channels stay in registers for the item (with
+     * C = K = 1 both weight layouts keep channel g's taps at g * 9 .. g * 9 + 8) */
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+#pragma unroll
+        for (int t = 0; t < 9; t++)
+            tap[t][j] = gconv_impl_dev_load(dt, F->w0, (cv * 8 + j) * 9 + t);
+        bv[j] = F->b0 ? gconv_impl_dev_load(dt, F->b0, cv * 8 + j) : 0.0f;
     }
     __syncthreads();
 #pragma unroll 1
@@ -375,25 +381,14 @@ static __device__ __forceinline__ void gconv_impl_fr_body(const gconv_impl_fr_pa
             for (int ky = 0; ky < 3; ky++) {
                 const int slot = (s * SH + ky) % NR;
                 uint32_t row[GCONV_IMPL_FR_SPANMAX][4];
-                float tap[3][8];
-#pragma unroll
-                for (int kx = 0; kx < 3; kx++) {
-                    const float4 wa = *(const float4 *)(ws + (ky * 3 + kx) * GK + cv * 8);
-                    const float4 wb = *(const float4 *)(ws + (ky * 3 + kx) * GK + cv * 8 + 4);
-                    tap[kx][0] = wa.x, tap[kx][1] = wa.y, tap[kx][2] = wa.z, tap[kx][3] = wa.w;
-                    tap[kx][4] = wb.x, tap[kx][5] = wb.y, tap[kx][6] = wb.z, tap[kx][7] = wb.w;
-                }
 #pragma unroll
                 for (int j = 0; j < SPAN; j++) {
                     const uint4 x = rt[(slot * SPAN + j) * BT];
                     row[j][0] = x.x, row[j][1] = x.y, row[j][2] = x.z, row[j][3] = x.w;
                 }
-                gconv_impl_dw_fma_row(acc, row, tap, dt, 8, 3, SH, TW);
+                gconv_impl_dw_fma_row(acc, row, tap + 3 * ky, dt, 8, 3, SH, TW);
             }
             {
-                const float4 ba = *(const float4 *)(ws + 9 * GK + cv * 8);
-                const float4 bb = *(const float4 *)(ws + 9 * GK + cv * 8 + 4);
-                const float bv[8] = {ba.x, ba.y, ba.z, ba.w, bb.x, bb.y, bb.z, bb.w};
 #pragma unroll
                 for (int t = 0; t < TW; t++) {
                     const int px = wt * TW + t;
@@ -430,7 +425,7 @@ static __device__ __forceinline__ void gconv_impl_fr_body(const gconv_impl_fr_pa
 }
 
 #define GCONV_IMPL_FR_KERNEL(kname, T, MIDFN, EPIFN, MIDB, EPIB, SH, TW)                         \
-    static __global__ void __launch_bounds__(GCONV_IMPL_FR_THREADS, 2)                           \
+    static __global__ void __launch_bounds__(GCONV_IMPL_FR_THREADS, 1)                           \
         kname(gconv_impl_fr_params F)                                                            \
     {                                                                                            \
         gconv_impl_fr_body(&F, T, MIDFN, EPIFN, MIDB, EPIB, SH, TW);                             \
