@@ -80,6 +80,7 @@ typedef struct gconv_impl_fr_params {
     int OWt, segs, RH, hchunks, items; /* item geometry */
     int OWp, K1p, AST, units; /* GEMM: pixels, channels (multiples of 16), A / w1 row bytes,
                                * 16 x 16 units */
+    float rnps;              /* 16 / K1p: a unit's m-tile by multiplication */
     int aoff, w1off, b1off, baroff, smem; /* shared memory */
 } gconv_impl_fr_params;
 
@@ -141,6 +142,7 @@ static inline int gconv_impl_fr_plan(const gconv_problem *p, int K1, const void 
      * chunk is zero in A and w1), + 1 (odd) */
     F->AST = (F->cvs + (F->cvs & 1) + 1) * 16;
     F->units = (F->OWp / 16) * (F->K1p / 16);
+    F->rnps = 16.0f / (float)F->K1p;
     /* w1 above 64 KB (deep layers: few pixels per row, one block of few warps per SM) runs
      * faster in the band kernel (H200: 576@14 -> 96, 71 against 48 us) */
     if (gconv_impl_fr_smem_plan(F) > GCONV_IMPL_FR_SMEM || F->K1p * F->AST > 64 * 1024)
@@ -228,19 +230,19 @@ static __device__ __forceinline__ void gconv_impl_fr_gemm(const gconv_impl_fr_pa
                                                           gconv_impl_epi_fn epifn, const int EPIB,
                                                           unsigned smb, const float *b1s,
                                                           int s, unsigned fbar, int n, int h0,
-                                                          int ow0, int warp, int lane)
+                                                          int ow0, int wr, int lane)
 {
         const int AST = F->AST, cvs = F->cvs, nw = F->BT / 32;
-    const unsigned abase = smb + (unsigned)(F->aoff + (s % GCONV_IMPL_FR_NA) * F->OWp * AST);
+    const unsigned b = (unsigned)s % GCONV_IMPL_FR_NA;
+    const unsigned abase = smb + (unsigned)F->aoff + b * (unsigned)(F->OWp * AST);
     const unsigned bbase = smb + (unsigned)F->w1off;
     const int oh = h0 + s, nks = cvs / 2 + (cvs & 1), nps = F->K1p / 16;
-    const int wr = (warp + s) % nw;
-    gconv_impl_fr_wait(fbar + (unsigned)(s % GCONV_IMPL_FR_NA) * 8u,
-                       (unsigned)(s / GCONV_IMPL_FR_NA) & 1u);
+    gconv_impl_fr_wait(fbar + b * 8u, ((unsigned)s / GCONV_IMPL_FR_NA) & 1u);
 #pragma unroll 1
     for (int u = wr; u < F->units; u += nw) {
-        const int mt = u / nps, np = u - mt * nps;
-        float acc[2][4];
+        /* exact: u < 2^16, so u + 0.5 stays 0.5 / nps away from a multiple of nps */
+        const int mt = (int)(((float)u + 0.5f) * F->rnps), np = u - mt * nps;
+        float acc[2][4], bq[2][2];
 #pragma unroll
         for (int i = 0; i < 2; i++)
 #pragma unroll
@@ -260,7 +262,12 @@ static __device__ __forceinline__ void gconv_impl_fr_gemm(const gconv_impl_fr_pa
             gconv_impl_halo_mma(acc[1], a, r + 2, dt);
         }
         /* acc[nt][e]: pixel mt*16 + lane/4 (+8 for e >= 2), channel np*16 + nt*8 + 2*(lane%4)
-         * (+1 for odd e) */
+         * (+1 for odd e); b1 of those channels (zeros past K1) */
+#pragma unroll
+        for (int nt = 0; nt < 2; nt++) {
+            const float2 v = *(const float2 *)(b1s + np * 16 + nt * 8 + 2 * (lane & 3));
+            bq[nt][0] = v.x, bq[nt][1] = v.y;
+        }
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const int px = mt * 16 + (lane >> 2) + 8 * h, ow = ow0 + px;
@@ -271,8 +278,8 @@ static __device__ __forceinline__ void gconv_impl_fr_gemm(const gconv_impl_fr_pa
                     const int k1 = np * 16 + nt * 8 + 2 * (lane & 3);
                     if (k1 < F->K1)
                         gconv_impl_fb_out2(&F->epi, epifn, EPIB && F->plain, dt, F->out, F->pair,
-                                           F->out_c, F->K1, pbase, k1, acc[nt][2 * h] + b1s[k1],
-                                           acc[nt][2 * h + 1] + b1s[k1 + 1], n, oh, ow);
+                                           F->out_c, F->K1, pbase, k1, acc[nt][2 * h] + bq[nt][0],
+                                           acc[nt][2 * h + 1] + bq[nt][1], n, oh, ow);
                 }
             }
         }
@@ -312,7 +319,10 @@ static __device__ __forceinline__ void gconv_impl_fr_body(const gconv_impl_fr_pa
     const unsigned short *cb = in;
     float tap[9][8], bv[8];
     unsigned cmask = 0;
-    int k = 0; /* window rows issued */
+    int k = 0;     /* window rows issued */
+    int kslot = 0; /* the ring slot of window row k (k % NR) */
+    int sb = 0;    /* the ring slot of output row s's top window row (s * SH % NR) */
+    int wr = warp; /* this warp's first stage-2 unit (rotates with the row) */
     if (dt == GCONV_F32)
         return;
     /* the ring's first NR rows fly while the weights are staged */
@@ -366,7 +376,8 @@ static __device__ __forceinline__ void gconv_impl_fr_body(const gconv_impl_fr_pa
     __syncthreads();
 #pragma unroll 1
     for (int s = 0; s < rows; s++) {
-        unsigned char *A = gconv_impl_fr_sm + F->aoff + (s % GCONV_IMPL_FR_NA) * F->OWp * AST;
+        unsigned char *A =
+            gconv_impl_fr_sm + F->aoff + (unsigned)s % GCONV_IMPL_FR_NA * (unsigned)(F->OWp * AST);
         /* stage 1: rows s*SH .. s*SH + 2 of the window have landed (all groups but the newest
          * NR - 3 = PD * SH) */
         gconv_impl_cp_wait(GCONV_IMPL_FR_PD * SH);
@@ -379,7 +390,7 @@ static __device__ __forceinline__ void gconv_impl_fr_body(const gconv_impl_fr_pa
                     acc[t][j] = 0.0f;
 #pragma unroll
             for (int ky = 0; ky < 3; ky++) {
-                const int slot = (s * SH + ky) % NR;
+                const int slot = sb + ky < NR ? sb + ky : sb + ky - NR;
                 uint32_t row[GCONV_IMPL_FR_SPANMAX][4];
 #pragma unroll
                 for (int j = 0; j < SPAN; j++) {
@@ -408,19 +419,23 @@ static __device__ __forceinline__ void gconv_impl_fr_body(const gconv_impl_fr_pa
 #pragma unroll
         for (int i = 0; i < SH; i++) {
             if (active && k < M)
-                gconv_impl_fr_issue(rt, k % NR, BT, in, cb, r0 + k, F->H, F->in_h, F->in_w,
+                gconv_impl_fr_issue(rt, kslot, BT, in, cb, r0 + k, F->H, F->in_h, F->in_w,
                                     cmask, SPAN);
             k++;
+            kslot = kslot + 1 == NR ? 0 : kslot + 1;
             gconv_impl_cp_commit();
         }
+        sb = sb + SH < NR ? sb + SH : sb + SH - NR;
         /* this thread's part of A[s % NA] is written: arrive; then the GEMM of the row
          * before, once every thread has arrived on it */
-        gconv_impl_fr_arrive(fbar + (unsigned)(s % GCONV_IMPL_FR_NA) * 8u);
-        if (s > 0)
-            gconv_impl_fr_gemm(F, dt, epifn, EPIB, smb, b1s, s - 1, fbar, n, h0, ow0, warp, lane);
+        gconv_impl_fr_arrive(fbar + (unsigned)s % GCONV_IMPL_FR_NA * 8u);
+        if (s > 0) {
+            gconv_impl_fr_gemm(F, dt, epifn, EPIB, smb, b1s, s - 1, fbar, n, h0, ow0, wr, lane);
+            wr = wr + 1 == BT / 32 ? 0 : wr + 1;
+        }
     }
     if (rows > 0)
-        gconv_impl_fr_gemm(F, dt, epifn, EPIB, smb, b1s, rows - 1, fbar, n, h0, ow0, warp, lane);
+        gconv_impl_fr_gemm(F, dt, epifn, EPIB, smb, b1s, rows - 1, fbar, n, h0, ow0, wr, lane);
     gconv_impl_cp_wait(0);
 }
 
