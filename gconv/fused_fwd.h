@@ -48,11 +48,19 @@
  * nothing (the intermediate lives in shared memory / LDS, one tile at a time).
  *
  * Algorithm. Depthwise problems with the groups contiguous in the input (NHWGC, G a multiple
- * of 8), 1D / 2D, fp16 / bf16, 16-byte aligned in / w0 / b0 / w1, on CUDA take the band kernel
- * of gconv/fused_band.h (GCONV_FUSED_FWD, _USER_OP and _USER_ACT try it first): a persistent
- * block reads a band of output rows' input with its halo once into shared memory by cp.async,
- * several steps ahead, computes the depthwise conv for 32 or 64 channels at a time into an
- * on-chip tile and accumulates the pointwise conv from it on tensor cores.
+ * of 8), 2D (1D for the band kernel), fp16 / bf16, 16-byte aligned in / w1, on CUDA take one of
+ * three specialised kernels (GCONV_FUSED_FWD, _USER_OP and _USER_ACT try them in this order):
+ *   - the row kernel (gconv/fused_rows.h): 3x3, stride 1 or 2, no dilation, w1 of at most
+ *     64 KB: each thread streams its input columns down the image through a cp.async ring
+ *     (as the forward depthwise kernel does), the block turns each finished output row into
+ *     pointwise outputs on tensor cores one row later, w1 resident in shared memory;
+ *   - the tile kernel (gconv/fused_tile.h): 3x3, any stride / dilation, K1 above 128: a block
+ *     computes the depthwise conv of a few whole output rows for all channels into shared
+ *     memory, then the pointwise GEMM with w1 streamed in 64-channel chunks;
+ *   - the band kernel (gconv/fused_band.h; also 16-byte aligned w0 / b0, any filter of at most
+ *     64 taps): a persistent block reads a band of output rows' input with its halo once into
+ *     shared memory by cp.async, several steps ahead, computes the depthwise conv for 32 or 64
+ *     channels at a time into an on-chip tile and accumulates the pointwise conv from it.
  *
  * Every other problem takes the general kernels below (and GCONV_FUSED_FWD_TILED always does).
  * A block owns tiles of BM output pixels (flattened over N and space) x BN of the K1
@@ -76,11 +84,11 @@
  * Precision: fp32 accumulation in both stages; the intermediate is rounded to T once (as a
  * two-kernel sequence stores it), the reference keeps it exact.
  *
- * Speed (H100, fp16, MobileNetV2 blocks at N = 64; bench/results/fused_fwd-*, bench/NOTES.md):
- * the band kernel runs the suite in about half the time of the general kernels, 2.3x cuDNN's
- * two-call sequence as a geometric mean (1.25x - 3x per layer), but is still slower than
- * gconv's own two calls (direct depthwise kernel + implicit-GEMM 1x1) on every layer: its
- * per-step bookkeeping costs several instructions per multiply-add of the depthwise stage.
+ * Speed (H200, fp16, MobileNetV2 blocks at N = 64; bench/results/fused_fwd-*, bench/NOTES.md):
+ * 2.3x - 3.2x cuDNN's two-call sequence as a geomean (cuDNN's own search varies run to run);
+ * faster than gconv's own two calls (direct depthwise kernel + implicit-GEMM 1x1) on 32@112,
+ * 144@56 (stride 1 and 2) and 384@14, slower on 192@28, 576@14 and 960@7; 0.04 - 0.5 of the
+ * fused floor.
  *
  * Errors (status, in this order): a NULL argument pointer GCONV_ERR_NULL; gconv_problem_check's
  * status; layouts not of the instantiation's families GCONV_ERR_LAYOUT; K1 <= 0 GCONV_ERR_SIZE;
@@ -134,6 +142,7 @@ static inline int64_t gconv_fused_fwd_out_elems(const gconv_problem *p, int K1)
  * GCONV_FUSED_FWD and its _USER_OP / _USER_ACT forms. */
 #include "fused_band.h"
 #include "fused_rows.h"
+#include "fused_tile.h"
 
 /* Named tiles (BM pixels, BN output channels, BK intermediate channels per chunk, warps along
  * M and N, ST unused); all 256 threads. GCONV_FUSED_FWD picks among the 64-pixel ones. */
@@ -1107,10 +1116,16 @@ static inline int gconv_impl_fused_occupancy(const void *k, int threads, int sme
         why_[0] = '\0';                                                                          \
     gconv_impl_fused_fill(p, K1, a, T, &P);
 
-/* Where a launch starts its search for a kernel (internal: tests pin the band kernel with it):
- * the row kernel, then the band kernel, then the general kernels, each taken if the problem is
- * in its scope. */
-enum { GCONV_IMPL_FUSED_FROM_ROWS = 0, GCONV_IMPL_FUSED_FROM_BAND = 1, GCONV_IMPL_FUSED_FROM_GENERAL = 2 };
+/* Where a launch starts its search for a kernel (internal: tests pin kernels with it): the row
+ * kernel, then the tile kernel (by default only for K1 > GCONV_IMPL_FT_MINK1, where it beats
+ * the band kernel), then the band kernel, then the general kernels, each taken if the problem
+ * is in its scope. */
+enum {
+    GCONV_IMPL_FUSED_FROM_ROWS = 0,
+    GCONV_IMPL_FUSED_FROM_TILE = 1,
+    GCONV_IMPL_FUSED_FROM_BAND = 2,
+    GCONV_IMPL_FUSED_FROM_GENERAL = 3
+};
 
 /* Launch row kernel name##_fr1 / _fr2 (stride 1 / 2) with plan F: one block per item (returns
  * from the enclosing function). */
@@ -1130,6 +1145,7 @@ enum { GCONV_IMPL_FUSED_FROM_ROWS = 0, GCONV_IMPL_FUSED_FROM_BAND = 1, GCONV_IMP
     GCONV_IMPL_FB_KERNEL(name##_fb, T, MIDFN, EPIFN, MIDB, EPIB)                                 \
     GCONV_IMPL_FR_KERNEL(name##_fr1, T, MIDFN, EPIFN, MIDB, EPIB, 1, 4)                          \
     GCONV_IMPL_FR_KERNEL(name##_fr2, T, MIDFN, EPIFN, MIDB, EPIB, 2, 2)                          \
+    GCONV_IMPL_FT_KERNEL(name##_ft, T, MIDFN, EPIFN, MIDB, EPIB)                                 \
     GCONV_IMPL_FUSED_UNUSED static inline int name##_supports(const gconv_problem *p, int K1,    \
                                                               char *why, size_t len)             \
     {                                                                                            \
@@ -1145,6 +1161,14 @@ enum { GCONV_IMPL_FUSED_FROM_ROWS = 0, GCONV_IMPL_FUSED_FROM_BAND = 1, GCONV_IMP
             if (gconv_impl_fr_plan(p, K1, a->in, a->w0, a->b0, a->w1, a->b1, a->out, a->epi,    \
                                    a->act0, T, gconv_device_sm_count(), &F_))                    \
                 GCONV_IMPL_FR_GO(name, F_, stream, why_, len_);                                  \
+        }                                                                                        \
+        if (from == GCONV_IMPL_FUSED_FROM_TILE ||                                                \
+            (from < GCONV_IMPL_FUSED_FROM_TILE && K1 > GCONV_IMPL_FT_MINK1)) {                   \
+            gconv_impl_ft_params F_;                                                             \
+            if (gconv_impl_ft_plan(p, K1, a->in, a->w0, a->b0, a->w1, a->b1, a->out, a->epi,    \
+                                   a->act0, T, gconv_device_sm_count(), &F_))                    \
+                GCONV_IMPL_FUSED_GO_N(name##_ft, F_.items, GCONV_IMPL_FT_THREADS, F_.smem, stream, \
+                                      F_, why_, len_);                                           \
         }                                                                                        \
         if (from <= GCONV_IMPL_FUSED_FROM_BAND) {                                                \
             gconv_impl_fb_params F_;                                                             \

@@ -60,6 +60,11 @@
 #define GCONV_IMPL_FR_TWMAX 4  /* output columns per thread (stride 1: 4, stride 2: 2) */
 #define GCONV_IMPL_FR_SPANMAX 6 /* window columns per thread: (TW - 1) * SH + 3 */
 
+/* 0 leaves the row kernel out of the search (for measurements). */
+#ifndef GCONV_IMPL_FR_ENABLE
+#define GCONV_IMPL_FR_ENABLE 1
+#endif
+
 /* Output rows of prefetch in the rings (a tuning knob, 1 .. 3). */
 #ifndef GCONV_IMPL_FR_PD
 #define GCONV_IMPL_FR_PD 2
@@ -106,7 +111,7 @@ static inline int gconv_impl_fr_plan(const gconv_problem *p, int K1, const void 
     gconv_act_strides si, so;
     int o[3], bpsm, best, hc;
     memset(F, 0, sizeof *F);
-    if (!gconv_impl_fb_scope(p, K1, in, w1, dt, o, &si, &so))
+    if (!GCONV_IMPL_FR_ENABLE || !gconv_impl_fb_scope(p, K1, in, w1, dt, o, &si, &so))
         return 0;
     if (p->filter[1] != 3 || p->filter[2] != 3 || p->dilation[1] != 1 || p->dilation[2] != 1 ||
         p->stride[1] != p->stride[2] || (p->stride[1] != 1 && p->stride[1] != 2))

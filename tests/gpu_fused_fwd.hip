@@ -72,7 +72,8 @@ GCONV_FUSED_FWD_TILED(ff_bf16_t16, GCONV_BF16, GCONV_NHWGC, GCONV_GKYXC, GCONV_F
 typedef gconv_status (*gt_fused_fn)(const gconv_problem *, int, const gconv_fused_fwd_args *,
                                     hipStream_t);
 
-/* the same operations with the row kernel skipped: the band kernel wherever it applies */
+/* the same operations with the row and tile kernels skipped (the band kernel wherever it
+ * applies), and with the row kernel skipped (the tile kernel wherever it applies) */
 static gconv_status ff_f16_band(const gconv_problem *p, int K1, const gconv_fused_fwd_args *a,
                                 hipStream_t s)
 {
@@ -83,6 +84,18 @@ static gconv_status ff_bf16_band(const gconv_problem *p, int K1, const gconv_fus
                                  hipStream_t s)
 {
     return ff_bf16_from(p, K1, a, s, GCONV_IMPL_FUSED_FROM_BAND);
+}
+
+static gconv_status ff_f16_tile(const gconv_problem *p, int K1, const gconv_fused_fwd_args *a,
+                                hipStream_t s)
+{
+    return ff_f16_from(p, K1, a, s, GCONV_IMPL_FUSED_FROM_TILE);
+}
+
+static gconv_status ff_bf16_tile(const gconv_problem *p, int K1, const gconv_fused_fwd_args *a,
+                                 hipStream_t s)
+{
+    return ff_bf16_from(p, K1, a, s, GCONV_IMPL_FUSED_FROM_TILE);
 }
 
 enum { GT_UOP_NONE = 0, GT_UOP_EPI = 1, GT_UOP_ACT = 2 };
@@ -538,11 +551,14 @@ Test(fused_fwd, band_shapes, .timeout = 120)
         /* the same problem through the default search (the row kernel where it applies) */
         if (!gt_fused_run(&c, GCONV_F16, ff_f16, GT_UOP_NONE, "band_auto_f16"))
             bad++;
+        if (!gt_fused_run(&c, GCONV_BF16, ff_bf16_tile, GT_UOP_NONE, "band_tile_bf16"))
+            bad++;
     }
     cr_expect(bad == 0, "%d runs failed", bad);
 }
 
-/* Shapes for the row kernel (gconv/fused_rows.h; 3x3, stride 1 / 2, fp16 / bf16 depthwise,
+/* Shapes for the row kernel (gconv/fused_rows.h; also run through the tile kernel,
+ * gconv/fused_tile.h; 3x3, stride 1 / 2, fp16 / bf16 depthwise,
  * NHWGC): an odd number of channel vectors (the zero pad chunk of the k-steps), column
  * segments (G / 8 * column tiles > 256 threads), output widths that are not a multiple of the
  * columns per thread, K1 of several 32-channel groups and odd, asymmetric pads, tall and short
@@ -574,6 +590,9 @@ Test(fused_fwd, rows_shapes, .timeout = 120)
         if (!gt_fused_run(&c, GCONV_F16, ff_f16, GT_UOP_NONE, "rows_f16"))
             bad++;
         if (!gt_fused_run(&c, GCONV_BF16, ff_bf16, GT_UOP_NONE, "rows_bf16"))
+            bad++;
+        /* the tile kernel on the same problems */
+        if (!gt_fused_run(&c, GCONV_F16, ff_f16_tile, GT_UOP_NONE, "tile_f16"))
             bad++;
     }
     cr_expect(bad == 0, "%d runs failed", bad);
