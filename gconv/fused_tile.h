@@ -208,56 +208,38 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
         }
         while (c >= OW)
             c -= OW, r++;
-        /* two pixels per pass (p and p + L): 18 loads in flight per thread */
+        /* one pixel per pass (two per pass with 18 loads in flight measured the same) */
 #pragma unroll 1
-        for (; p < npx; p += 2 * F->L) {
-            uint32_t x[2][9][4];
-            int rr[2], cc[2];
-            rr[0] = r, cc[0] = c;
-            c += F->L;
-            while (c >= OW)
-                c -= OW, r++;
-            rr[1] = r, cc[1] = c;
+        for (; p < npx; p += F->L) {
+            const int ih0 = (h0 + r) * F->sh - F->ph, iw0 = c * F->sw - F->pw;
+            const unsigned short *base = in + n * F->in_n + cv * 8;
+            uint32_t x[9][4];
+            float m[8];
 #pragma unroll
-            for (int q = 0; q < 2; q++) {
-                const int ih0 = (h0 + rr[q]) * F->sh - F->ph, iw0 = cc[q] * F->sw - F->pw;
-                const int qok = p + q * F->L < npx;
-                const unsigned short *base = in + n * F->in_n + cv * 8;
+            for (int ky = 0; ky < 3; ky++) {
+                const int ih = ih0 + ky * F->dh;
 #pragma unroll
-                for (int ky = 0; ky < 3; ky++) {
-                    const int ih = ih0 + ky * F->dh;
-#pragma unroll
-                    for (int kx = 0; kx < 3; kx++) {
-                        const int iw = iw0 + kx * F->dw;
-                        const int ok = qok && (unsigned)ih < (unsigned)F->H &&
-                                       (unsigned)iw < (unsigned)F->W;
-                        gconv_impl_ld_raw(x[q][ky * 3 + kx],
-                                          (const char *)(ok ? base + ih * F->in_h + iw * F->in_w
-                                                            : base),
-                                          16);
-                        if (!ok)
-                            x[q][ky * 3 + kx][0] = x[q][ky * 3 + kx][1] = x[q][ky * 3 + kx][2] =
-                                x[q][ky * 3 + kx][3] = 0u;
-                    }
+                for (int kx = 0; kx < 3; kx++) {
+                    const int iw = iw0 + kx * F->dw;
+                    const int ok = (unsigned)ih < (unsigned)F->H && (unsigned)iw < (unsigned)F->W;
+                    gconv_impl_ld_raw(x[ky * 3 + kx],
+                                      (const char *)(ok ? base + ih * F->in_h + iw * F->in_w : base),
+                                      16);
+                    if (!ok)
+                        x[ky * 3 + kx][0] = x[ky * 3 + kx][1] = x[ky * 3 + kx][2] =
+                            x[ky * 3 + kx][3] = 0u;
                 }
             }
 #pragma unroll
-            for (int q = 0; q < 2; q++) {
-                float m[8];
-                if (p + q * F->L >= npx)
-                    break;
+            for (int j = 0; j < 8; j++)
+                m[j] = bv[j];
+#pragma unroll
+            for (int t = 0; t < 9; t++)
 #pragma unroll
                 for (int j = 0; j < 8; j++)
-                    m[j] = bv[j];
-#pragma unroll
-                for (int t = 0; t < 9; t++)
-#pragma unroll
-                    for (int j = 0; j < 8; j++)
-                        m[j] = fmaf(gconv_impl_raw_elem(x[q][t], j, dt), tap[t][j], m[j]);
-                *(uint4 *)(gconv_impl_ft_sm + (p + q * F->L) * AST + cv * 16) =
-                    gconv_impl_fb_mid8(m, &F->mid, dt, midfn, MIDB, cv * 8, n, h0 + rr[q], cc[q],
-                                       8);
-            }
+                    m[j] = fmaf(gconv_impl_raw_elem(x[t], j, dt), tap[t][j], m[j]);
+            *(uint4 *)(gconv_impl_ft_sm + p * AST + cv * 16) =
+                gconv_impl_fb_mid8(m, &F->mid, dt, midfn, MIDB, cv * 8, n, h0 + r, c, 8);
             c += F->L;
             while (c >= OW)
                 c -= OW, r++;
@@ -290,7 +272,7 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
                                                       GCONV_IMPL_FT_NS * wbytes),
                                        k10, kc + GCONV_IMPL_FT_NS - 1);
             gconv_impl_igemm_cp_commit();
-#pragma unroll
+#pragma unroll 1
             for (int ks = 0; ks < GCONV_IMPL_FT_KC / 16; ks++) {
                 const int kg = kc * (GCONV_IMPL_FT_KC / 16) + ks; /* global k-step */
                 if (kg >= nks)
