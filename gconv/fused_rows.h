@@ -237,7 +237,7 @@ static __device__ __forceinline__ void gconv_impl_fr_gemm(const gconv_impl_fr_pa
                                                           int s, unsigned fbar, int n, int h0,
                                                           int ow0, int wr, int lane)
 {
-        const int AST = F->AST, cvs = F->cvs, nw = F->BT / 32;
+    const int AST = F->AST, cvs = F->cvs, nw = F->BT / 32;
     const unsigned b = (unsigned)s % GCONV_IMPL_FR_NA;
     const unsigned abase = smb + (unsigned)F->aoff + b * (unsigned)(F->OWp * AST);
     const unsigned bbase = smb + (unsigned)F->w1off;
@@ -413,8 +413,13 @@ static __device__ __forceinline__ void gconv_impl_fr_body(const gconv_impl_fr_pa
 #pragma unroll
                     for (int j = 0; j < 8; j++)
                         m[j] = acc[t][j] + bv[j];
-                    pk = gconv_impl_fb_mid8(m, &F->mid, dt, midfn, MIDB, cv * 8, n, h0 + s,
-                                            wo + t, 8);
+                    /* a user act0 only sees real positions: columns past OW (the last
+                     * segment's padding, never stored) stay zero */
+                    if (!MIDB && wo + t >= F->OW)
+                        pk = make_uint4(0u, 0u, 0u, 0u);
+                    else
+                        pk = gconv_impl_fb_mid8(m, &F->mid, dt, midfn, MIDB, cv * 8, n, h0 + s,
+                                                wo + t, 8);
                     *(uint4 *)(A + px * AST + cv * 16) = pk;
                 }
             }

@@ -58,7 +58,7 @@ typedef struct gconv_impl_ft_params {
     int PTp, AST, nps, units, nkc; /* GEMM: pixels (multiple of 16), A row bytes, n-pairs per
                                     * K1 tile, units, w1 chunks */
     float rnps, row;         /* 1 / nps, 1 / OW */
-    int woff, b1off, smem;   /* shared memory: A at 0, two w1 buffers, b1 */
+    int woff, b1off, smem;   /* shared memory: A at 0, NS w1 buffers, b1 */
 } gconv_impl_ft_params;
 
 /* Shared-memory plan for RT rows; returns the bytes. */
