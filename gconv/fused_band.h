@@ -52,7 +52,8 @@
  * general kernels, but still slower than gconv's own two calls on every problem of the suite:
  * the fused kernel spends several instructions of bookkeeping per multiply-add of stage 1.
  *
- * Used by gconv/fused_fwd.h; needs a HIP or CUDA compiler.
+ * Included by gconv/fused_fwd.h after gconv_fused_fwd_args (the plans take the launcher's
+ * arguments); needs a HIP or CUDA compiler.
  */
 #ifndef GCONV_FUSED_BAND_H
 #define GCONV_FUSED_BAND_H
@@ -186,8 +187,8 @@ static inline int gconv_impl_fb_fit(gconv_impl_fb_params *F, int N, int sms, int
  * contiguous in the input with 16-byte aligned pixels, in and w1 16-byte aligned, CUDA. Fills
  * the output sizes o and the input / output strides (the fused output: N images, K1 channels,
  * G = 1, as gconv_fused_fwd_out_strides). */
-static inline int gconv_impl_fb_scope(const gconv_problem *p, int K1, const void *in,
-                                      const void *w1, gconv_dtype dt, int *o,
+static inline int gconv_impl_fb_scope(const gconv_problem *p, int K1,
+                                      const gconv_fused_fwd_args *a, gconv_dtype dt, int *o,
                                       gconv_act_strides *si, gconv_act_strides *so)
 {
     if (!GCONV_IMPL_FB_ENABLE || (dt != GCONV_F16 && dt != GCONV_BF16))
@@ -204,18 +205,18 @@ static inline int gconv_impl_fb_scope(const gconv_problem *p, int K1, const void
     *si = gconv_in_strides(p);
     *so = gconv_act_strides_make(gconv_out_layout(p), 1, p->N, K1, o);
     return si->g == 1 && si->n % 8 == 0 && si->s[1] % 8 == 0 && si->s[2] % 8 == 0 &&
-           (uintptr_t)in % 16 == 0 && (uintptr_t)w1 % 16 == 0;
+           (uintptr_t)a->in % 16 == 0 && (uintptr_t)a->w1 % 16 == 0;
 }
 
 /* The fields both kernels' parameter blocks F share (names alike), from a problem in
  * gconv_impl_fb_scope with output sizes o and strides si, so. */
-#define GCONV_IMPL_FB_FILL(F, p, K1_, in_, w0_, b0_, w1_, b1_, out_, epi_, act0, o, si, so)      \
+#define GCONV_IMPL_FB_FILL(F, p, K1_, a, o, si, so)                                              \
     do {                                                                                         \
-        (F)->in = in_, (F)->w0 = w0_, (F)->b0 = b0_, (F)->w1 = w1_, (F)->b1 = b1_;               \
-        (F)->out = out_;                                                                         \
-        (F)->epi = (epi_) ? *(epi_) : gconv_epi_scale(1.0f);                                     \
+        (F)->in = (a)->in, (F)->w0 = (a)->w0, (F)->b0 = (a)->b0, (F)->w1 = (a)->w1;              \
+        (F)->b1 = (a)->b1, (F)->out = (a)->out;                                                  \
+        (F)->epi = (a)->epi ? *(a)->epi : gconv_epi_scale(1.0f);                                 \
         (F)->mid = gconv_epi_scale(1.0f);                                                        \
-        (F)->mid.act = act0;                                                                     \
+        (F)->mid.act = (a)->act0;                                                                \
         (F)->plain = (F)->epi.alpha == 1.0f && (F)->epi.num_d == 0 &&                            \
                      (F)->epi.act.kind == GCONV_ACT_NONE;                                        \
         (F)->GK = (p)->G, (F)->K1 = K1_;                                                         \
@@ -225,28 +226,26 @@ static inline int gconv_impl_fb_scope(const gconv_problem *p, int K1, const void
         (F)->out_n = (int)(so).n, (F)->out_h = (int)(so).s[1], (F)->out_w = (int)(so).s[2];      \
         (F)->out_c = (int)(so).c;                                                                \
         (F)->pair = (so).c == 1 && (K1_) % 2 == 0 && (so).n % 2 == 0 && (so).s[1] % 2 == 0 &&    \
-                    (so).s[2] % 2 == 0 && (uintptr_t)(out_) % 4 == 0;                            \
+                    (so).s[2] % 2 == 0 && (uintptr_t)(a)->out % 4 == 0;                          \
     } while (0)
 
 /* Plan the band kernel for problem p (the fused launcher has validated it). Returns 1 and
  * fills F if the problem is in scope, else 0. sms: the device's SM count. */
-static inline int gconv_impl_fb_plan(const gconv_problem *p, int K1, const void *in,
-                                     const void *w0, const void *b0, const void *w1,
-                                     const void *b1, void *out, const gconv_epilogue *epi,
-                                     gconv_act act0, gconv_dtype dt, int sms,
+static inline int gconv_impl_fb_plan(const gconv_problem *p, int K1,
+                                     const gconv_fused_fwd_args *a, gconv_dtype dt, int sms,
                                      gconv_impl_fb_params *F)
 {
     gconv_act_strides si, so;
     int o[3], PT, RB;
     memset(F, 0, sizeof *F);
-    if (!gconv_impl_fb_scope(p, K1, in, w1, dt, o, &si, &so))
+    if (!gconv_impl_fb_scope(p, K1, a, dt, o, &si, &so))
         return 0;
-    if ((int64_t)p->filter[1] * p->filter[2] > GCONV_IMPL_FB_MAXTAPS || (uintptr_t)w0 % 16 ||
-        (uintptr_t)b0 % 16)
+    if ((int64_t)p->filter[1] * p->filter[2] > GCONV_IMPL_FB_MAXTAPS || (uintptr_t)a->w0 % 16 ||
+        (uintptr_t)a->b0 % 16)
         return 0;
     if (sms <= 0)
         sms = 80;
-    GCONV_IMPL_FB_FILL(F, p, K1, in, w0, b0, w1, b1, out, epi, act0, o, si, so);
+    GCONV_IMPL_FB_FILL(F, p, K1, a, o, si, so);
     F->Y = p->filter[1], F->X = p->filter[2];
     F->sh = p->stride[1], F->sw = p->stride[2];
     F->dh = p->dilation[1], F->dw = p->dilation[2];

@@ -1158,22 +1158,19 @@ enum {
         GCONV_IMPL_FUSED_HEAD(T, ACT, WEI)                                                       \
         if (from <= GCONV_IMPL_FUSED_FROM_ROWS) {                                                \
             gconv_impl_fr_params F_;                                                             \
-            if (gconv_impl_fr_plan(p, K1, a->in, a->w0, a->b0, a->w1, a->b1, a->out, a->epi,    \
-                                   a->act0, T, gconv_device_sm_count(), &F_))                    \
+            if (gconv_impl_fr_plan(p, K1, a, T, gconv_device_sm_count(), &F_))                   \
                 GCONV_IMPL_FR_GO(name, F_, stream, why_, len_);                                  \
         }                                                                                        \
         if (from == GCONV_IMPL_FUSED_FROM_TILE ||                                                \
             (from < GCONV_IMPL_FUSED_FROM_TILE && K1 > GCONV_IMPL_FT_MINK1)) {                   \
             gconv_impl_ft_params F_;                                                             \
-            if (gconv_impl_ft_plan(p, K1, a->in, a->w0, a->b0, a->w1, a->b1, a->out, a->epi,    \
-                                   a->act0, T, gconv_device_sm_count(), &F_))                    \
+            if (gconv_impl_ft_plan(p, K1, a, T, gconv_device_sm_count(), &F_))                   \
                 GCONV_IMPL_FUSED_GO_N(name##_ft, F_.items, GCONV_IMPL_FT_THREADS, F_.smem, stream, \
                                       F_, why_, len_);                                           \
         }                                                                                        \
         if (from <= GCONV_IMPL_FUSED_FROM_BAND) {                                                \
             gconv_impl_fb_params F_;                                                             \
-            if (gconv_impl_fb_plan(p, K1, a->in, a->w0, a->b0, a->w1, a->b1, a->out, a->epi,    \
-                                   a->act0, T, gconv_device_sm_count(), &F_))                    \
+            if (gconv_impl_fb_plan(p, K1, a, T, gconv_device_sm_count(), &F_))                   \
                 GCONV_IMPL_FB_GO(name##_fb, F_, stream, why_, len_);                             \
         }                                                                                        \
         switch (gconv_impl_fused_pick(P.M, K1, P.GK, P.taps, gconv_device_sm_count())) {         \

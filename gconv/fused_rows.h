@@ -102,23 +102,21 @@ static inline int gconv_impl_fr_smem_plan(gconv_impl_fr_params *F)
 
 /* Plan the row kernel for problem p (the fused launcher has validated it). Returns 1 and fills
  * F if the problem is in scope, else 0. sms: the device's SM count. */
-static inline int gconv_impl_fr_plan(const gconv_problem *p, int K1, const void *in,
-                                     const void *w0, const void *b0, const void *w1,
-                                     const void *b1, void *out, const gconv_epilogue *epi,
-                                     gconv_act act0, gconv_dtype dt, int sms,
+static inline int gconv_impl_fr_plan(const gconv_problem *p, int K1,
+                                     const gconv_fused_fwd_args *a, gconv_dtype dt, int sms,
                                      gconv_impl_fr_params *F)
 {
     gconv_act_strides si, so;
     int o[3], bpsm, best, hc;
     memset(F, 0, sizeof *F);
-    if (!GCONV_IMPL_FR_ENABLE || !gconv_impl_fb_scope(p, K1, in, w1, dt, o, &si, &so))
+    if (!GCONV_IMPL_FR_ENABLE || !gconv_impl_fb_scope(p, K1, a, dt, o, &si, &so))
         return 0;
     if (p->filter[1] != 3 || p->filter[2] != 3 || p->dilation[1] != 1 || p->dilation[2] != 1 ||
         p->stride[1] != p->stride[2] || (p->stride[1] != 1 && p->stride[1] != 2))
         return 0;
     if (sms <= 0)
         sms = 80;
-    GCONV_IMPL_FB_FILL(F, p, K1, in, w0, b0, w1, b1, out, epi, act0, o, si, so);
+    GCONV_IMPL_FB_FILL(F, p, K1, a, o, si, so);
     /* stride 1: 4 columns per thread (6 window columns: each converted element feeds 2 of
      * the 3 taps on average); stride 2: 2 (5 window columns) to keep the ring small */
     F->SH = p->stride[1];

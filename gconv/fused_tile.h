@@ -74,22 +74,20 @@ static inline int gconv_impl_ft_smem_plan(gconv_impl_ft_params *F, int RT)
 
 /* Plan the tile kernel for problem p (the fused launcher has validated it). Returns 1 and fills
  * F if the problem is in scope, else 0. sms: the device's SM count. */
-static inline int gconv_impl_ft_plan(const gconv_problem *p, int K1, const void *in,
-                                     const void *w0, const void *b0, const void *w1,
-                                     const void *b1, void *out, const gconv_epilogue *epi,
-                                     gconv_act act0, gconv_dtype dt, int sms,
+static inline int gconv_impl_ft_plan(const gconv_problem *p, int K1,
+                                     const gconv_fused_fwd_args *a, gconv_dtype dt, int sms,
                                      gconv_impl_ft_params *F)
 {
     gconv_act_strides si, so;
     int o[3], RT;
     memset(F, 0, sizeof *F);
-    if (!gconv_impl_fb_scope(p, K1, in, w1, dt, o, &si, &so))
+    if (!gconv_impl_fb_scope(p, K1, a, dt, o, &si, &so))
         return 0;
     if (p->filter[1] != 3 || p->filter[2] != 3 || o[2] > GCONV_IMPL_FT_PTMAX)
         return 0;
     if (sms <= 0)
         sms = 80;
-    GCONV_IMPL_FB_FILL(F, p, K1, in, w0, b0, w1, b1, out, epi, act0, o, si, so);
+    GCONV_IMPL_FB_FILL(F, p, K1, a, o, si, so);
     F->sh = p->stride[1], F->sw = p->stride[2], F->dh = p->dilation[1], F->dw = p->dilation[2];
     F->cvs = F->GK / 8;
     if (F->cvs > GCONV_IMPL_FT_THREADS)
