@@ -24,8 +24,10 @@
  *       forced with a->algo, GCONV_BWD_WEIGHT_ALGO_GEMM / _DIRECT):
  *       1. depthwise (C = K = 1), NHWGC, G a multiple of the 16-byte vector, 16-byte aligned
  *          in / d_out: the direct kernel (DW below);
- *       2. C, K <= 8 per group, NHWGC: the few-channel direct kernels (FEWC / FEWC4T below);
- *       3. otherwise the implicit GEMM (GEMM below), tile 128x128x32 (K and C*taps >= 96) or
+ *       2. CUDA, fp16 / bf16, NHWGC or GNHWC, C a multiple of 8 and K of 4, 16-byte aligned
+ *          in / d_out: the tensor-core GEMM on pixel-major tiles (TC below);
+ *       3. C, K <= 8 per group, NHWGC: the few-channel direct kernels (FEWC / FEWC4T below);
+ *       4. otherwise the implicit GEMM (GEMM below), tile 128x128x32 (K and C*taps >= 96) or
  *          64x64x32, with vector gathers where the channels allow them.
  *   GCONV_BWD_WEIGHT_OUT(name, T, TOUT, ACT_FAMILY, WEI_FAMILY)
  *       as above with a weight gradient of type TOUT (e.g. GCONV_BF16 inputs, GCONV_F32
@@ -69,6 +71,11 @@
  *         16-byte vector, 16-byte aligned pointers): a thread loads 16-byte channel vectors at
  *         one pixel and scatters their elements down a column of the shared-memory tile.
  *         Any stride, dilation, asymmetric pads.
+ *   TC    implicit GEMM whose stages hold 32 pixels x the tile's channels, pixel-major, copied
+ *         by cp.async in 16-byte channel chunks and read with ldmatrix.trans into mma.sync
+ *         (gconv_impl_igemm_math_mma_t): no gather through registers. Tiles 128x128 (M = K)
+ *         or, for K <= 64, 128 x 64 / 32 / 16 with M = C * taps and N = K. Any stride,
+ *         dilation, asymmetric pads, 1D / 2D / 3D.
  *   DW    depthwise direct kernel: a thread owns 16 bytes of channels (8 fp16 / bf16, 4 fp32)
  *         and up to 9 taps of them in fp32 registers; each thread walks a contiguous run of
  *         its split's N*output pixels reading each d_out vector once and the taps' input
@@ -153,6 +160,7 @@ typedef struct gconv_impl_bww_params {
     int fk, fc, fchunks;  /* FEWC: k and c per thread chunk, chunks per group */
     int fvec;             /* FEWC: vector loads (C % fc == K % fk == 0, aligned pointers) */
     int fall;             /* FEWC: the all-taps kernel (FEWC4T) */
+    int tcx8;             /* TC: K % 8 == 4, d_out chunks copied as two 8-byte halves */
     gconv_act_strides si, so;
     gconv_wei_strides sw;
 } gconv_impl_bww_params;
@@ -265,6 +273,38 @@ static __device__ __forceinline__ void gconv_impl_bww_finalize_body(const gconv_
         }
         if (l == 0 && i < P->total)
             gconv_impl_bww_final(P, i / P->Ncol, (int)(i % P->Ncol), v);
+    }
+}
+
+/* Hand a GEMM block's accumulators to gconv_impl_bww_emit: staged through shared memory (the
+ * pipeline's, free by now: callers wait for their copies and barrier first) in bands of rows.
+ * Tile rows are k = x0 + row and columns j = y0 + column (sw = 0), or rows j = y0 + row and
+ * columns k = x0 + column (sw = 1, the TC kernel's narrow-K tiles). Consecutive threads take
+ * consecutive j, d_wei's inner index in GKYXC. */
+static __device__ __forceinline__ void gconv_impl_bww_tile_out(const gconv_impl_bww_params *P,
+                                                               const float *acc,
+                                                               unsigned char *smem,
+                                                               const gconv_impl_tile t,
+                                                               const int math, const int esize,
+                                                               int split, int g, int x0, int y0,
+                                                               const int sw)
+{
+    const int band = gconv_impl_tile_band_rows(t, esize);
+    const int ld = t.bn + GCONV_IMPL_CPAD, nth = gconv_impl_tile_threads(t);
+    float *cs = (float *)smem;
+    int b0, e;
+    for (b0 = 0; b0 < t.bm; b0 += band) {
+        if (b0 > 0)
+            __syncthreads(); /* the previous band has been read */
+        gconv_impl_igemm_acc_to_smem(acc, cs, t, math, b0, band);
+        __syncthreads();
+        for (e = (int)threadIdx.x; e < band * t.bn; e += nth) {
+            const int rr = sw ? e % band : e / t.bn, cc = sw ? e / band : e % t.bn;
+            const int k = sw ? x0 + cc : x0 + b0 + rr;
+            const int j = sw ? y0 + b0 + rr : y0 + cc;
+            if (k < P->K && j < P->Ncol)
+                gconv_impl_bww_emit(P, split, (int64_t)g * P->K + k, j, cs[rr * ld + cc]);
+        }
     }
 }
 
@@ -550,24 +590,232 @@ static __device__ __forceinline__ void gconv_impl_bww_gemm_body(const gconv_impl
     gconv_impl_igemm_cp_wait(0);
     __syncthreads(); /* every thread is done reading the stages: reuse them for C */
 
-    {
-        const int band = gconv_impl_tile_band_rows(t, esize);
-        const int ld = t.bn + GCONV_IMPL_CPAD;
-        float *cs = (float *)smem;
-        int r0, e;
-        for (r0 = 0; r0 < t.bm; r0 += band) {
-            if (r0 > 0)
-                __syncthreads(); /* the previous band has been read */
-            gconv_impl_igemm_acc_to_smem(acc, cs, t, math, r0, band);
-            __syncthreads();
-            for (e = tid; e < band * t.bn; e += nth) {
-                const int rr = e / t.bn, cc = e - rr * t.bn;
-                const int k = m0 + r0 + rr, j = n0 + cc;
-                if (k < P->K && j < P->Ncol)
-                    gconv_impl_bww_emit(P, split, (int64_t)g * P->K + k, j, cs[rr * ld + cc]);
+    gconv_impl_bww_tile_out(P, acc, smem, t, math, esize, split, g, m0, n0, 0);
+}
+
+/* ---- TC kernel: tensor cores on pixel-major tiles (CUDA sm_80+, fp16 / bf16) ----------------
+ * For NHWGC / GNHWC tensors with C a multiple of 8 (K of 4) the GEMM's reduction index (pixels) is
+ * the outer one in memory and both M and N are channel indices, contiguous per pixel. So a
+ * stage is stored pixel-major, as the engine's transposed format (gconv_impl_igemm_math_mma_t):
+ * BK = 32 pixel rows, each row the tile's channels of that pixel as 16-byte chunks, copied
+ * with cp.async straight from global memory (zero-filled for pads, pixels past the split and
+ * channels past K / C * taps), read out with ldmatrix.trans. Nothing goes through registers.
+ *
+ * Two operand sides: X, the output gradient (channel k; offset g*so.g + k + r * pso: the
+ * layouts keep the N*output pixels in one uniform stride pso, which the launcher checks), and
+ * Y, the input (column j = tap*C + c; a 16-byte chunk never straddles taps since C % 8 == 0;
+ * offset of the pixel's receptive-field origin plus a per-chunk tap constant, bounds-checked
+ * per axis). sw = 0: A = X (M = K), B = Y (N = C * taps); sw = 1: A = Y, B = X, for small K
+ * (the tile's N then covers K with little waste). Block (blockIdx.x, blockIdx.y) = (group *
+ * tiles + tile, split). Thread tid copies, per stage, pixel row kr = tid / TPR (TPR = threads /
+ * 32) and chunks tq, tq + TPR, ... (tq = tid % TPR) of each side; its pixel (n, d, h, w) is
+ * advanced by 32 per stage with a carry loop, no division. */
+#ifndef GCONV_IMPL_BWW_TC_BK
+#define GCONV_IMPL_BWW_TC_BK 32 /* pixels per stage (32 or 64) */
+#endif
+/* pipeline stages: 4 of 32 pixels, 3 of 64 (two 128x128 blocks per SM either way) */
+#define GCONV_IMPL_BWW_TC_ST (GCONV_IMPL_BWW_TC_BK == 64 ? 3 : 4)
+/* chunks per thread per side and stage: 16 chunks of a 128-wide row over 256 / BK threads */
+#define GCONV_IMPL_BWW_TC_MAXQ (GCONV_IMPL_BWW_TC_BK / 16)
+
+/* Per-thread constants of the copies: for each chunk it copies, whether it is in range (X:
+ * how many of its two 8-byte halves are, 0 to 2; K % 8 == 4 leaves one at the end), its
+ * shared-memory offset in a stage, its byte offset from the thread's pixel pointer, and (Y) the
+ * tap's offsets from the receptive-field origin (pads included). */
+typedef struct gconv_impl_bww_tcg {
+    int nx, ny; /* chunks this thread copies per side */
+    int xok[GCONV_IMPL_BWW_TC_MAXQ], yok[GCONV_IMPL_BWW_TC_MAXQ];
+    unsigned xs[GCONV_IMPL_BWW_TC_MAXQ], ys[GCONV_IMPL_BWW_TC_MAXQ];
+    int64_t xo[GCONV_IMPL_BWW_TC_MAXQ], yo[GCONV_IMPL_BWW_TC_MAXQ];
+    int tz[GCONV_IMPL_BWW_TC_MAXQ], ty[GCONV_IMPL_BWW_TC_MAXQ], tx[GCONV_IMPL_BWW_TC_MAXQ];
+} gconv_impl_bww_tcg;
+
+/* The thread's pixel walk: pixel r (left = r_end - r pixels of the split remain from it) at
+ * (n, d, h, w); xp: its d_out pixel (byte pointer), yp: its input receptive-field origin
+ * (d*stride, h*stride, w*stride, pads not applied), iz / iy / ix the origin's coordinates.
+ * Both pointers move by constant byte steps, so a stage costs no multiplication. */
+typedef struct gconv_impl_bww_tcw {
+    const unsigned char *xp, *yp;
+    int64_t left;
+    int n, d, h, w, iz, iy, ix;
+} gconv_impl_bww_tcw;
+
+static __device__ __forceinline__ void gconv_impl_bww_tc_start(const gconv_impl_bww_params *P,
+                                                               gconv_impl_bww_tcw *s, int64_t r,
+                                                               int64_t r_end)
+{
+    gconv_impl_bww_pix(P, r, &s->n, &s->d, &s->h, &s->w);
+    s->iz = s->d * P->str[0], s->iy = s->h * P->str[1], s->ix = s->w * P->str[2];
+    s->left = r_end - r;
+    s->xp = (const unsigned char *)P->dout + r * P->so.s[2] * 2;
+    s->yp = (const unsigned char *)P->in +
+            ((int64_t)s->n * P->si.n + (int64_t)s->iz * P->si.s[0] +
+             (int64_t)s->iy * P->si.s[1] + (int64_t)s->ix * P->si.s[2]) * 2;
+}
+
+/* Move the walk on by `step` pixels: w, ix and the pointers by constant steps, then a carry
+ * loop (one pass per output row crossed) into h, d, n. */
+static __device__ __forceinline__ void gconv_impl_bww_tc_next(const gconv_impl_bww_params *P,
+                                                              gconv_impl_bww_tcw *s, int step)
+{
+    const int OD = P->out_sp[0], OH = P->out_sp[1], OW = P->out_sp[2];
+    s->left -= step;
+    s->xp += (int64_t)step * P->so.s[2] * 2;
+    s->w += step;
+    s->ix += step * P->str[2];
+    s->yp += (int64_t)step * P->str[2] * P->si.s[2] * 2;
+    while (s->w >= OW) {
+        s->w -= OW;
+        s->ix -= OW * P->str[2];
+        s->iy += P->str[1];
+        s->yp += ((int64_t)P->str[1] * P->si.s[1] - (int64_t)OW * P->str[2] * P->si.s[2]) * 2;
+        if (++s->h == OH) {
+            s->h = 0;
+            s->iy = 0;
+            s->iz += P->str[0];
+            s->yp += ((int64_t)P->str[0] * P->si.s[0] - (int64_t)OH * P->str[1] * P->si.s[1]) * 2;
+            if (++s->d == OD) {
+                s->d = 0;
+                s->iz = 0;
+                s->yp += (P->si.n - (int64_t)OD * P->str[0] * P->si.s[0]) * 2;
+                ++s->n;
             }
         }
     }
+}
+
+/* Issue the cp.async copies of one stage (shared address st) for the walk's pixel; pixels past
+ * the split, pads and out-of-range channels are zero-filled (their source is then the tensor's
+ * base, never read). */
+static __device__ __forceinline__ void gconv_impl_bww_tc_copy(const gconv_impl_bww_params *P,
+                                                              const gconv_impl_bww_tcg *c,
+                                                              const gconv_impl_bww_tcw *s,
+                                                              unsigned st)
+{
+    const int rv = s->left > 0;
+    int i;
+#pragma unroll
+    for (i = 0; i < GCONV_IMPL_BWW_TC_MAXQ; i++)
+        if (i < c->nx) {
+            const unsigned char *x0 = (const unsigned char *)P->dout;
+            const int v = rv && c->xok[i];
+            if (P->tcx8) { /* 8-byte halves: d_out's pixels are only 8-byte aligned */
+                const int v1 = rv && c->xok[i] == 2;
+                gconv_impl_igemm_cp_async8(st + c->xs[i], v ? s->xp + c->xo[i] : x0, v);
+                gconv_impl_igemm_cp_async8(st + c->xs[i] + 8, v1 ? s->xp + c->xo[i] + 8 : x0, v1);
+            } else {
+                gconv_impl_igemm_cp_async16(st + c->xs[i], v ? s->xp + c->xo[i] : x0, v);
+            }
+        }
+#pragma unroll
+    for (i = 0; i < GCONV_IMPL_BWW_TC_MAXQ; i++)
+        if (i < c->ny) {
+            const int v = rv && c->yok[i] &&
+                          (unsigned)(s->iz + c->tz[i]) < (unsigned)P->in_sp[0] &&
+                          (unsigned)(s->iy + c->ty[i]) < (unsigned)P->in_sp[1] &&
+                          (unsigned)(s->ix + c->tx[i]) < (unsigned)P->in_sp[2];
+            gconv_impl_igemm_cp_async16(st + c->ys[i],
+                                        v ? s->yp + c->yo[i] : (const unsigned char *)P->in, v);
+        }
+}
+
+static __device__ __forceinline__ void gconv_impl_bww_tc_body(const gconv_impl_bww_params *P,
+                                                              const gconv_impl_tile t,
+                                                              const gconv_dtype dt, const int sw)
+{
+#if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA && GCONV_IMPL_IGEMM_CP_ASYNC
+    GCONV_IMPL_DYN_SMEM(smem_raw);
+    const int BK = t.bk;
+    const int S = gconv_impl_tile_stages(t, 2);
+    const int sbytes = gconv_impl_tile_stage_bytes(t, 2), abytes = t.bm * BK * 2;
+    const int nth = gconv_impl_tile_threads(t), tid = (int)threadIdx.x;
+    const int tpr = nth / BK, kr = tid / tpr, tq = tid % tpr;
+    const int xw = sw ? t.bn : t.bm, yw = sw ? t.bm : t.bn; /* side widths (elements) */
+    const int split = (int)blockIdx.y;
+    const int KT = (int)((P->R + BK - 1) / BK);
+    const int kt0 = split * P->ktc;
+    const int kt1 = kt0 + P->ktc < KT ? kt0 + P->ktc : KT;
+    const int nk = kt1 > kt0 ? kt1 - kt0 : 0;
+    const int64_t r_end = (int64_t)kt1 * BK < P->R ? (int64_t)kt1 * BK : P->R;
+    unsigned char *smem = smem_raw;
+    unsigned sbase, swr;
+    float acc[GCONV_IMPL_MAX_ACC];
+    gconv_impl_bww_tcg cg;
+    gconv_impl_bww_tcw wk;
+    int g, tm, tn, x0, y0, i, kt, rd, wr;
+    smem += (1024u - (gconv_impl_igemm_smem_addr(smem_raw) & 1023u)) & 1023u;
+    sbase = gconv_impl_igemm_smem_addr(smem);
+    {
+        const int64_t tpg = (int64_t)P->mt * P->nt, L = (int64_t)blockIdx.x;
+        g = (int)(L / tpg);
+        gconv_impl_igemm_raster(L - (int64_t)g * tpg, P->mt, P->nt, &tm, &tn);
+    }
+    x0 = sw ? tn * t.bn : tm * t.bm; /* first k of the tile */
+    y0 = sw ? tm * t.bm : tn * t.bn; /* first column j */
+    cg.nx = cg.ny = 0;
+#pragma unroll
+    for (i = 0; i < GCONV_IMPL_BWW_TC_MAXQ; i++) {
+        const int q = tq + i * tpr;
+        if (q < xw / 8) {
+            const int k = x0 + q * 8;
+            cg.xok[i] = P->K - k >= 8 ? 2 : P->K - k >= 4 ? 1 : 0;
+            cg.xo[i] = ((int64_t)g * P->so.g + (int64_t)k * P->so.c) * 2;
+            cg.xs[i] = (unsigned)((sw ? abytes : 0) + gconv_impl_igemm_chunk_off(kr, q, xw / 8));
+            cg.nx = i + 1;
+        }
+        if (q < yw / 8) {
+            const int j = y0 + q * 8, tap = j / P->C, c = j - tap * P->C;
+            cg.yok[i] = j < P->Ncol;
+            cg.tx[i] = (tap % P->flt[2]) * P->dil[2] - P->pad[2];
+            cg.ty[i] = ((tap / P->flt[2]) % P->flt[1]) * P->dil[1] - P->pad[1];
+            cg.tz[i] = (tap / (P->flt[2] * P->flt[1])) * P->dil[0] - P->pad[0];
+            cg.yo[i] = ((int64_t)g * P->si.g + (int64_t)c * P->si.c +
+                        (int64_t)cg.tz[i] * P->si.s[0] + (int64_t)cg.ty[i] * P->si.s[1] +
+                        (int64_t)cg.tx[i] * P->si.s[2]) * 2;
+            cg.ys[i] = (unsigned)((sw ? 0 : abytes) + gconv_impl_igemm_chunk_off(kr, q, yw / 8));
+            cg.ny = i + 1;
+        }
+    }
+    gconv_impl_bww_tc_start(P, &wk, (int64_t)kt0 * BK + kr, r_end);
+    gconv_impl_igemm_zero(acc, t, GCONV_IMPL_MATH_MMA);
+
+    /* prologue: k-tiles 0 .. S-2 of this split, one commit group each (empty past nk) */
+    swr = sbase;
+#pragma unroll
+    for (i = 0; i < 8; i++)
+        if (i < S - 1) {
+            if (i < nk) {
+                gconv_impl_bww_tc_copy(P, &cg, &wk, swr);
+                gconv_impl_bww_tc_next(P, &wk, BK);
+            }
+            swr += (unsigned)sbytes;
+            gconv_impl_igemm_cp_commit();
+        }
+
+    /* main loop: stage rd holds k-tile kt; stage wr (address swr) receives k-tile kt + S - 1.
+     * The barrier after the wait publishes k-tile kt's copies to every thread and tells each
+     * that all threads finished the math of k-tile kt - 1, the last reader of stage wr. */
+    rd = 0, wr = S - 1;
+    for (kt = 0; kt < nk; kt++) {
+        gconv_impl_igemm_cp_wait(S - 2);
+        __syncthreads();
+        if (kt + S - 1 < nk) {
+            gconv_impl_bww_tc_copy(P, &cg, &wk, swr);
+            gconv_impl_bww_tc_next(P, &wk, BK);
+        }
+        gconv_impl_igemm_cp_commit();
+        gconv_impl_igemm_math_mma_t(acc, smem + rd * sbytes, smem + rd * sbytes + abytes, t, dt);
+        rd = rd + 1 == S ? 0 : rd + 1;
+        wr = wr + 1 == S ? 0 : wr + 1;
+        swr = sbase + (unsigned)(wr * sbytes);
+    }
+    gconv_impl_igemm_cp_wait(0);
+    __syncthreads(); /* every thread is done reading the stages: reuse them for C */
+
+    gconv_impl_bww_tile_out(P, acc, smem, t, GCONV_IMPL_MATH_MMA, 2, split, g, x0, y0, sw);
+#else
+    (void)P, (void)t, (void)dt, (void)sw; /* never launched without mma.sync and cp.async */
+#endif
 }
 
 /* ---- DW kernel (depthwise, NHWGC, 16-byte channel vectors) -----------------------------------
@@ -1015,6 +1263,44 @@ static inline void gconv_impl_bww_fill(const gconv_problem *p, gconv_dtype dt, g
     P->sw = gconv_weight_strides(p);
 }
 
+/* TC kernel tiles (gconv_impl_tile order: BM, BN, BK, WARPS_M, WARPS_N, STAGES; 256 threads).
+ * Kind 0, sw = 0: M = K, N = C * taps, for K > 64. Kinds 1-3, sw = 1: M = C * taps, N = K,
+ * for K up to 64, 32, 16 (the narrow N tile wastes little of a small K). */
+#define GCONV_IMPL_BWW_TC_TILE0 (128, 128, GCONV_IMPL_BWW_TC_BK, 2, 4, GCONV_IMPL_BWW_TC_ST)
+#define GCONV_IMPL_BWW_TC_TILE1 (128, 64, GCONV_IMPL_BWW_TC_BK, 4, 2, GCONV_IMPL_BWW_TC_ST)
+#define GCONV_IMPL_BWW_TC_TILE2 (128, 32, GCONV_IMPL_BWW_TC_BK, 4, 2, GCONV_IMPL_BWW_TC_ST)
+#define GCONV_IMPL_BWW_TC_TILE3 (128, 16, GCONV_IMPL_BWW_TC_BK, 8, 1, GCONV_IMPL_BWW_TC_ST)
+/* 0 turns the TC kernel off (the element- and vector-gather GEMM kernels then run). */
+#ifndef GCONV_IMPL_BWW_TC_ENABLE
+#define GCONV_IMPL_BWW_TC_ENABLE 1
+#endif
+
+/* The TC kernel's tile kind for p, or -1 when it cannot take p: CUDA, fp16 / bf16, input and
+ * output gradient both NHWGC or both GNHWC with the N*output pixels in one stride (true of
+ * these layouts; checked anyway), C a multiple of 8 (16-byte chunks) and K of 4 (8-byte
+ * halves of chunks where K % 8 == 4), 16-byte aligned pointers (NULL: assumed aligned). */
+static inline int gconv_impl_bww_tc_kind(const gconv_problem *p, gconv_dtype dt, const void *in,
+                                         const void *dout)
+{
+#if defined(GCONV_PLATFORM_CUDA) && GCONV_IMPL_BWW_TC_ENABLE
+    const gconv_layout fi = gconv_layout_family(gconv_in_layout(p));
+    const gconv_layout fo = gconv_layout_family(gconv_out_layout(p));
+    gconv_act_strides si, so;
+    if (dt == GCONV_F32 || fi != fo || (fi != GCONV_NHWGC && fi != GCONV_GNHWC) || p->C % 8 ||
+        p->K % 4 || ((uintptr_t)in | (uintptr_t)dout) % 16)
+        return -1;
+    si = gconv_in_strides(p), so = gconv_out_strides(p);
+    if (si.c != 1 || so.c != 1 || so.s[1] != (int64_t)gconv_out_len(p, 2) * so.s[2] ||
+        so.s[0] != (int64_t)gconv_out_len(p, 1) * so.s[1] ||
+        so.n != (int64_t)gconv_out_len(p, 0) * so.s[0])
+        return -1;
+    return p->K > 64 ? 0 : p->K > 32 ? 1 : p->K > 16 ? 2 : 3;
+#else
+    (void)p, (void)dt, (void)in, (void)dout;
+    return -1;
+#endif
+}
+
 /* Which path the default instantiation takes (pointers may be NULL: then assumed aligned). */
 static inline int gconv_impl_bww_path(const gconv_problem *p, gconv_dtype dt, const void *in,
                                       const void *dout)
@@ -1026,8 +1312,9 @@ static inline int gconv_impl_bww_path(const gconv_problem *p, gconv_dtype dt, co
         return GCONV_IMPL_BWW_PATH_GEMM;
     if (p->C == 1 && p->K == 1 && p->G % vec == 0 && ((uintptr_t)in | (uintptr_t)dout) % 16 == 0)
         return GCONV_IMPL_BWW_PATH_DW;
-    if (p->C <= 8 && p->K <= 8)
-        return GCONV_IMPL_BWW_PATH_FEWC;
+    if (p->C <= 8 && p->K <= 8 &&
+        !(p->C == 8 && p->K == 8 && gconv_impl_bww_tc_kind(p, dt, in, dout) >= 0))
+        return GCONV_IMPL_BWW_PATH_FEWC; /* C = K = 8 goes to the TC kernel where it can */
     return GCONV_IMPL_BWW_PATH_GEMM;
 }
 
@@ -1068,6 +1355,16 @@ static inline int gconv_impl_bww_splits(int user, int64_t base_blocks, int64_t u
     if (s > GCONV_BWD_WEIGHT_MAX_SPLIT)
         s = GCONV_BWD_WEIGHT_MAX_SPLIT;
     return s < 1 ? 1 : (int)s;
+}
+
+/* Reduction mode from the splits: direct stores for one split, else slabs (deterministic, or
+ * asked for) or fp32 atomics; the finalize kernel's lanes per element. */
+static inline void gconv_impl_bww_set_mode(gconv_impl_bww_params *P, int slabs)
+{
+    P->mode = P->splits == 1 ? GCONV_IMPL_BWW_DIRECT
+              : slabs        ? GCONV_IMPL_BWW_SLABS
+                             : GCONV_IMPL_BWW_ATOMIC;
+    P->fl = P->mode == GCONV_IMPL_BWW_SLABS && P->splits >= 32 ? 32 : 1;
 }
 
 /* Plan: path, tile (GEMM: 0 = 128x128x32, 1 = 64x64x32, or the pinned tile's bm/bn/bk when
@@ -1125,10 +1422,30 @@ static inline void gconv_impl_bww_plan(gconv_impl_bww_params *P, int path, int t
     }
     /* DW: slabs even in fast mode (measured faster on H100 than hundreds of splits adding
      * into the same few weights with atomics) */
-    P->mode = P->splits == 1                          ? GCONV_IMPL_BWW_DIRECT
-              : det || path == GCONV_IMPL_BWW_PATH_DW ? GCONV_IMPL_BWW_SLABS
-                                                      : GCONV_IMPL_BWW_ATOMIC;
-    P->fl = P->mode == GCONV_IMPL_BWW_SLABS && P->splits >= 32 ? 32 : 1;
+    gconv_impl_bww_set_mode(P, det || path == GCONV_IMPL_BWW_PATH_DW);
+}
+
+/* Plan of the TC kernel of tile kind `kind` (gconv_impl_bww_tc_kind). */
+static inline void gconv_impl_bww_plan_tc(gconv_impl_bww_params *P, int kind, int user_split,
+                                          int det)
+{
+    const int bn = kind == 0 ? 128 : kind == 1 ? 64 : kind == 2 ? 32 : 16, sw = kind > 0;
+    const int KT = (int)((P->R + GCONV_IMPL_BWW_TC_BK - 1) / GCONV_IMPL_BWW_TC_BK);
+    int sms = gconv_device_sm_count();
+    if (sms <= 0)
+        sms = 80;
+    P->mt = ((sw ? P->Ncol : P->K) + 127) / 128;
+    P->nt = ((sw ? P->K : P->Ncol) + bn - 1) / bn;
+    /* about two resident blocks per SM (64 accumulators and 64-70 KB of shared memory each for
+     * the 128x128 tile; the narrow tiles fit more): enough splits for two waves of them, each
+     * split keeping at least 8 k-tiles */
+    P->splits = gconv_impl_bww_splits(user_split, (int64_t)P->G * P->mt * P->nt, KT, 8,
+                                      sms * (kind == 0 ? 4 : 8));
+    P->ktc = (KT + P->splits - 1) / P->splits;
+    P->splits = (KT + P->ktc - 1) / P->ktc;
+    P->chunk = (int64_t)P->ktc * GCONV_IMPL_BWW_TC_BK;
+    P->tcx8 = P->K % 8 != 0;
+    gconv_impl_bww_set_mode(P, det);
 }
 
 static inline size_t gconv_impl_bww_ws_bytes(const gconv_impl_bww_params *P)
@@ -1188,9 +1505,11 @@ static inline size_t gconv_impl_bww_ws_default(const gconv_problem *p, gconv_dty
                                       aligned == GCONV_IMPL_BWW_PATH_GEMM);
     take[GCONV_IMPL_BWW_PATH_DW] = algo != GCONV_BWD_WEIGHT_ALGO_GEMM &&
                                    aligned == GCONV_IMPL_BWW_PATH_DW;
+    /* (C = K = 8, which the TC kernel takes when aligned, falls back to FEWC when not) */
     take[GCONV_IMPL_BWW_PATH_FEWC] = algo != GCONV_BWD_WEIGHT_ALGO_GEMM && nhwgc &&
                                      (algo == GCONV_BWD_WEIGHT_ALGO_DIRECT ||
-                                      aligned != GCONV_IMPL_BWW_PATH_GEMM);
+                                      aligned != GCONV_IMPL_BWW_PATH_GEMM ||
+                                      (p->C <= 8 && p->K <= 8));
     for (det = 0; det < 2; det++) {
         if (a && det != (a->deterministic != 0))
             continue;
@@ -1204,6 +1523,13 @@ static inline size_t gconv_impl_bww_ws_default(const gconv_problem *p, gconv_dty
             } else {
                 gconv_impl_bww_plan(&P, path, 0, 0, 0, user, det);
             }
+            b = gconv_impl_bww_ws_bytes(&P);
+            most = b > most ? b : most;
+        }
+        /* the TC kernel, when the pointers turn out aligned */
+        if (algo != GCONV_BWD_WEIGHT_ALGO_DIRECT && gconv_impl_bww_tc_kind(p, dt, NULL, NULL) >= 0) {
+            gconv_impl_bww_fill(p, dt, tout, &P);
+            gconv_impl_bww_plan_tc(&P, gconv_impl_bww_tc_kind(p, dt, NULL, NULL), user, det);
             b = gconv_impl_bww_ws_bytes(&P);
             most = b > most ? b : most;
         }
@@ -1373,6 +1699,53 @@ static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
     GCONV_IMPL_BWW_GEMM_KERNEL(name##_g0v, T, GCONV_TILE_128x128x32, 1, 1)                       \
     GCONV_IMPL_BWW_GEMM_KERNEL(name##_g1v, T, GCONV_TILE_64x64x32, 1, 1)
 
+/* TC kernels (fp16 / bf16 instantiations of the NHWGC and GNHWC families). */
+#define GCONV_IMPL_BWW_TC_KERNEL(kname, T, TILE, SW)                                             \
+    static __global__ void __launch_bounds__(256) kname(gconv_impl_bww_params P)                 \
+    {                                                                                            \
+        const gconv_impl_tile t = {GCONV_IMPL_TILE_ARGS(TILE)};                                  \
+        gconv_impl_bww_tc_body(&P, t, T, SW);                                                    \
+    }
+#define GCONV_IMPL_BWW_TC_KERNELS(name, T)                                                       \
+    GCONV_IMPL_BWW_TC_KERNEL(name##_tc0, T, GCONV_IMPL_BWW_TC_TILE0, 0)                          \
+    GCONV_IMPL_BWW_TC_KERNEL(name##_tc1, T, GCONV_IMPL_BWW_TC_TILE1, 1)                          \
+    GCONV_IMPL_BWW_TC_KERNEL(name##_tc2, T, GCONV_IMPL_BWW_TC_TILE2, 1)                          \
+    GCONV_IMPL_BWW_TC_KERNEL(name##_tc3, T, GCONV_IMPL_BWW_TC_TILE3, 1)
+
+/* Plan and launch the TC kernel when it takes the problem (a statement that returns then). */
+#define GCONV_IMPL_BWW_TRY_TC(name, T, p, P, path, a, stream, why, len)                          \
+    do {                                                                                         \
+        const int tck_ = (path) == GCONV_IMPL_BWW_PATH_GEMM                                      \
+                             ? gconv_impl_bww_tc_kind(p, T, (a)->in, (a)->d_out)                 \
+                             : -1;                                                               \
+        if (tck_ >= 0)                                                                           \
+            gconv_impl_bww_plan_tc(&(P), tck_, (a)->split_k, (a)->deterministic);                \
+        if (tck_ == 0)                                                                           \
+            GCONV_IMPL_BWW_GEMM_LAUNCH(name##_tc0, name##_fin, GCONV_F16,                        \
+                                       GCONV_IMPL_BWW_TC_TILE0, P, a, stream, why, len);         \
+        if (tck_ == 1)                                                                           \
+            GCONV_IMPL_BWW_GEMM_LAUNCH(name##_tc1, name##_fin, GCONV_F16,                        \
+                                       GCONV_IMPL_BWW_TC_TILE1, P, a, stream, why, len);         \
+        if (tck_ == 2)                                                                           \
+            GCONV_IMPL_BWW_GEMM_LAUNCH(name##_tc2, name##_fin, GCONV_F16,                        \
+                                       GCONV_IMPL_BWW_TC_TILE2, P, a, stream, why, len);         \
+        if (tck_ == 3)                                                                           \
+            GCONV_IMPL_BWW_GEMM_LAUNCH(name##_tc3, name##_fin, GCONV_F16,                        \
+                                       GCONV_IMPL_BWW_TC_TILE3, P, a, stream, why, len);         \
+    } while (0)
+
+/* Whether an instantiation has TC kernels: T 16-bit and ACT_FAMILY NHWGC or GNHWC. */
+#define GCONV_IMPL_BWW_T16_GCONV_F16 1
+#define GCONV_IMPL_BWW_T16_GCONV_BF16 1
+#define GCONV_IMPL_BWW_T16_GCONV_F32 0
+#define GCONV_IMPL_BWW_AND_00 0
+#define GCONV_IMPL_BWW_AND_01 0
+#define GCONV_IMPL_BWW_AND_10 0
+#define GCONV_IMPL_BWW_AND_11 1
+#define GCONV_IMPL_BWW_HAS_TC(T, F)                                                              \
+    GCONV_IMPL_CAT(GCONV_IMPL_BWW_AND_, GCONV_IMPL_CAT(GCONV_IMPL_CAT(GCONV_IMPL_BWW_T16_, T),   \
+                                                       GCONV_IMPL_BWW_VECFAM(F)))
+
 /* Launch the vector GEMM kernels (vector families only). */
 #define GCONV_IMPL_BWW_TRY_VEC(name, T, kind, vm, P, a, stream, why, len)                        \
     if ((vm) == 2 && (kind) == 0)                                                                \
@@ -1392,6 +1765,7 @@ static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
     GCONV_IMPL_BWW_GEMM_KERNEL(name##_g0, T, GCONV_TILE_128x128x32, 0, 0)                        \
     GCONV_IMPL_BWW_GEMM_KERNEL(name##_g1, T, GCONV_TILE_64x64x32, 0, 0)                          \
     GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_VECFAM(ACT_FAMILY))(GCONV_IMPL_BWW_VEC_KERNELS(name, T))        \
+    GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_HAS_TC(T, ACT_FAMILY))(GCONV_IMPL_BWW_TC_KERNELS(name, T))     \
     GCONV_IMPL_BWW_FIN_KERNEL(name)                                                              \
     GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_IS_NHWGC(ACT_FAMILY))(GCONV_IMPL_BWW_DIRECT_KERNELS(name, T)) \
     GCONV_IMPL_BWW_UNUSED static inline int name##_supports(const gconv_problem *p, char *why,   \
@@ -1436,6 +1810,8 @@ static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
             P.in = a->in, P.dout = a->d_out, P.dwei = a->d_wei;                                  \
             P.alpha = a->alpha, P.beta = a->beta;                                                \
         }                                                                                        \
+        GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_HAS_TC(T, ACT_FAMILY))(                                 \
+            GCONV_IMPL_BWW_TRY_TC(name, T, p, P, path_, a, stream, why_, len_);)                 \
         kind_ = gconv_impl_bww_gemm_kind(p);                                                     \
         if (kind_ == 0) {                                                                        \
             gconv_impl_bww_plan(&P, GCONV_IMPL_BWW_PATH_GEMM, 128, 128, 32, a->split_k,          \

@@ -306,6 +306,17 @@ static __device__ __forceinline__ void gconv_impl_igemm_cp_async16(unsigned s, c
 #endif
 }
 
+/* The same for 8 bytes (cp.async.ca: the .cg form takes only 16). */
+static __device__ __forceinline__ void gconv_impl_igemm_cp_async8(unsigned s, const void *g, int valid)
+{
+#if GCONV_IMPL_IGEMM_CP_ASYNC
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(g),
+                 "r"(valid ? 8 : 0));
+#else
+    (void)s, (void)g, (void)valid;
+#endif
+}
+
 static __device__ __forceinline__ void gconv_impl_igemm_cp_commit(void)
 {
 #if GCONV_IMPL_IGEMM_CP_ASYNC
@@ -369,6 +380,23 @@ static __device__ __forceinline__ void gconv_impl_igemm_ldsm_x4(unsigned a, unsi
 static __device__ __forceinline__ void gconv_impl_igemm_ldsm_x2(unsigned a, unsigned *r)
 {
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
+                 : "=r"(r[0]), "=r"(r[1])
+                 : "r"(a));
+}
+
+/* The same with .trans: each 8x8 matrix is delivered transposed, so a tile stored with the
+ * GEMM's M (or N) index contiguous and K along the rows reads out in the fragment layout of a
+ * K-contiguous one (gconv_impl_igemm_math_mma_t). */
+static __device__ __forceinline__ void gconv_impl_igemm_ldsm_x4_t(unsigned a, unsigned *r)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(a));
+}
+
+static __device__ __forceinline__ void gconv_impl_igemm_ldsm_x2_t(unsigned a, unsigned *r)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
                  : "=r"(r[0]), "=r"(r[1])
                  : "r"(a));
 }
@@ -1046,6 +1074,73 @@ static __device__ __forceinline__ void gconv_impl_igemm_math_mma(float *acc, con
                         gconv_impl_igemm_mma_bf16(d, af[i], bf[j]);
                     else
                         gconv_impl_igemm_mma_tf32(d, af[i], bf[j]);
+                }
+    }
+}
+#endif
+
+#if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
+/* mma.sync on MN-major ("transposed") stages, fp16 / bf16 only: A stored as [BK][BM] and B as
+ * [BK][BN], i.e. one row per k with the M (N) index contiguous, 16-byte chunks swizzled with
+ * gconv_impl_igemm_chunk_off(k, chunk, BM / 8) (BN / 8 for B). This is the natural format when
+ * the GEMM's K runs over pixels and M, N over channels (backward weight): every row is
+ * 16-byte channel vectors of one pixel, copied with cp.async, no transposing gather. Warp
+ * layout, accumulators and their order are those of gconv_impl_igemm_math_mma (so
+ * gconv_impl_igemm_acc_rc and gconv_impl_igemm_acc_to_smem serve both).
+ *
+ * Per k step of 16: A of m tile i is one ldmatrix.x4.trans whose four 8x8 matrices are (m
+ * 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15), (m 8-15, k 8-15): matrix q = lane / 8 reads
+ * rows k = 8 * (q / 2) + lane % 8 at chunk m / 8 + q % 2, and .trans hands lane l the
+ * elements (m = l / 4, k = 2 * (l % 4), +1) of each, the row-major A fragment. B of n tiles
+ * j, j + 1 is one x4.trans of (j, k 0-7), (j, k 8-15), (j + 1, k 0-7), (j + 1, k 8-15). */
+static __device__ __forceinline__ void gconv_impl_igemm_math_mma_t(float *acc,
+                                                                   const unsigned char *sa,
+                                                                   const unsigned char *sb,
+                                                                   gconv_impl_tile t,
+                                                                   gconv_dtype dt)
+{
+    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int wtm = t.bm / t.wm, wtn = t.bn / t.wn, mi = wtm / 16, nj = wtn / 8;
+    const int cpa = t.bm / 8, cpb = t.bn / 8; /* 16-byte chunks per row (16-bit types) */
+    const unsigned a0 = gconv_impl_igemm_smem_addr(sa), b0 = gconv_impl_igemm_smem_addr(sb);
+    const int q = lane >> 3, r8 = lane & 7;
+    const int ma = ((warp / t.wn) * wtm) / 8 + (q & 1); /* A chunk of this lane's matrix */
+    const int nb = ((warp % t.wn) * wtn) / 8 + (q >> 1); /* B chunk */
+    int ks, i, j;
+#pragma unroll
+    for (ks = 0; ks < 4; ks++) {
+        unsigned af[4][4], bf[8][2];
+        const int ka = ks * 16 + ((q >> 1) << 3) + r8, kb = ks * 16 + ((q & 1) << 3) + r8;
+        if (ks * 16 >= t.bk)
+            break;
+#pragma unroll
+        for (i = 0; i < 4; i++)
+            if (i < mi)
+                gconv_impl_igemm_ldsm_x4_t(a0 + gconv_impl_igemm_chunk_off(ka, ma + 2 * i, cpa),
+                                           af[i]);
+#pragma unroll
+        for (j = 0; j < 8; j += 2) {
+            if (j + 1 < nj) {
+                unsigned r4[4];
+                gconv_impl_igemm_ldsm_x4_t(b0 + gconv_impl_igemm_chunk_off(kb, nb + j, cpb), r4);
+                bf[j][0] = r4[0], bf[j][1] = r4[1], bf[j + 1][0] = r4[2], bf[j + 1][1] = r4[3];
+            } else if (j < nj) {
+                /* x2: lanes 0-15 give the addresses, of matrices (j, k 0-7) and (j, k 8-15) */
+                gconv_impl_igemm_ldsm_x2_t(b0 + gconv_impl_igemm_chunk_off(kb, nb - (q >> 1) + j,
+                                                                           cpb),
+                                           bf[j]);
+            }
+        }
+#pragma unroll
+        for (i = 0; i < 4; i++)
+#pragma unroll
+            for (j = 0; j < 8; j++)
+                if (i < mi && j < nj) {
+                    float *d = acc + (i * nj + j) * 4;
+                    if (dt == GCONV_BF16)
+                        gconv_impl_igemm_mma_bf16(d, af[i], bf[j]);
+                    else
+                        gconv_impl_igemm_mma_f16(d, af[i], bf[j]);
                 }
     }
 }

@@ -10,12 +10,13 @@
  *     (fast / deterministic) and epilogue (overwrite, scale, bilinear); every weight element
  *     compared, nothing written outside d_wei (guard zones); deterministic cases run twice and
  *     must be bit-identical;
- *   - paths_*: fixed problems for each kernel (GEMM 128x128 and 64x64 tiles, depthwise DW with
- *     more than 9 taps, few-channel FEWC 4 and 8) with every split mode;
+ *   - paths_*: fixed problems for each kernel (GEMM 128x128 and 64x64 tiles, the TC kernel's
+ *     four tiles, depthwise DW with more than 9 taps, few-channel FEWC 4 and 8) with every
+ *     split mode;
  *   - tiled: the pinned-tile instantiation;
  *   - determinism: a large-split deterministic run repeated 5 times, bit-identical;
  *   - refuse: refusals with their exact status and nothing launched;
- *   - huge: an input over 2 GB and 2^31 elements (FEWC and GEMM paths), exact integer check.
+ *   - huge: an input over 2 GB and 2^31 elements (FEWC, TC and GEMM paths), exact integer check.
  *
  * Tolerances (gt_tolerance of tests/gpu_common.h): fp32 accumulation over L = N * output pixels
  * products (the longest partial sum is at most that long), scaled by max|in| * max|d_out| *
@@ -371,6 +372,20 @@ static const gt_fixed gt_fixed_cases[] = {
     {"fewc odd", 2, 7, 2, 5, 7, {1, 8, 9}, {1, 3, 2}, {1, 1, 2}, {1, 2, 1}, {0, 1, 0}, {0, 2, 1}},
     {"fewc4 5x5", 2, 16, 2, 4, 4, {1, 9, 9}, {1, 5, 5}, {1, 1, 1}, {1, 1, 1}, {0, 2, 2}, {0, 2, 2}},
     {"fewc4t odd", 2, 9, 2, 3, 2, {1, 9, 8}, {1, 3, 3}, {1, 2, 1}, {1, 1, 2}, {0, 1, 2}, {0, 0, 1}},
+    /* TC kernel (CUDA, fp16 / bf16, NHWGC / GNHWC, C and K multiples of 8): each tile kind,
+     * partial tiles, strides, dilations, asymmetric pads, 1D / 3D, output rows narrower than
+     * the 32-pixel stage (several carries per stage) and wider */
+    {"tc k80", 2, 1, 2, 16, 80, {1, 9, 11}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 0}},
+    {"tc k136 g2", 2, 2, 1, 24, 136, {1, 7, 40}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"tc k48 s2 d2", 2, 2, 3, 8, 48, {1, 13, 12}, {1, 3, 3}, {1, 2, 2}, {1, 2, 2}, {0, 2, 1}, {0, 0, 2}},
+    {"tc k24 3d", 3, 3, 2, 16, 24, {5, 6, 7}, {1, 3, 3}, {2, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 1, 2}},
+    {"tc k8 g4", 2, 4, 2, 8, 8, {1, 5, 3}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"tc k16 1d", 1, 2, 3, 32, 16, {1, 1, 50}, {1, 1, 5}, {1, 1, 1}, {1, 1, 3}, {0, 0, 4}, {0, 0, 7}},
+    {"tc k64 5x5", 2, 1, 2, 40, 64, {1, 12, 9}, {1, 5, 5}, {1, 1, 2}, {1, 1, 1}, {0, 2, 2}, {0, 1, 2}},
+    /* K % 8 == 4: d_out chunks in 8-byte halves, the last half zero-filled */
+    {"tc k36", 2, 1, 2, 32, 36, {1, 10, 9}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"tc k68 s2", 2, 2, 1, 16, 68, {1, 9, 13}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 1, 0}, {0, 0, 1}},
+    {"tc k4 c16", 2, 3, 2, 16, 4, {1, 6, 7}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
 };
 
 static void gt_fixed_problem(const gt_fixed *e, gconv_problem *p)
@@ -593,7 +608,8 @@ Test(bwd_weight, refuse, .timeout = 60)
  * 1x1 filter with stride 64 so that d_out (filled on the host) and the host's exact sum stay
  * small while the kernel reads input rows past 2^31 elements. Integers in [-2, 2]: every
  * partial sum is an exact fp32 integer, so the fp32 gradient must match exactly. */
-static void gt_huge_case(const gt_bww_impl *im, void *d_in, int C, int K, int W, uint64_t seed)
+static void gt_huge_case(const gt_bww_impl *im, void *d_in, int C, int K, int W, uint64_t seed,
+                         int algo)
 {
     gconv_problem p;
     gconv_bwd_weight_args a;
@@ -635,7 +651,7 @@ static void gt_huge_case(const gt_bww_impl *im, void *d_in, int C, int K, int W,
     d_wei = gt_dev_alloc((size_t)K * C * 4);
     GT_CHECK(hipMemset(d_wei, 0xFF, (size_t)K * C * 4));
     memset(&a, 0, sizeof a);
-    a.in = d_in, a.d_out = d_dout, a.d_wei = d_wei, a.alpha = 1.0f;
+    a.in = d_in, a.d_out = d_dout, a.d_wei = d_wei, a.alpha = 1.0f, a.algo = algo;
     a.why = why, a.why_len = sizeof why;
     wsb = im->ws(&p, &a);
     if (wsb)
@@ -647,8 +663,9 @@ static void gt_huge_case(const gt_bww_impl *im, void *d_in, int C, int K, int W,
     gt_dev_download(got, d_wei, (size_t)K * C * 4);
     for (k = 0; k < K * C; k++)
         bad += got[k] != ref[k];
-    cr_expect(bad == 0, "huge %s path %d: %d of %d weights differ (first: got %g want %g)", pb,
-              gconv_impl_bww_path(&p, im->t, d_in, d_dout), bad, K * C, got[0], ref[0]);
+    cr_expect(bad == 0, "huge %s path %d algo %d: %d of %d weights differ (first: got %g want %g)",
+              pb, gconv_impl_bww_path_algo(&p, im->t, d_in, d_dout, algo), algo, bad, K * C, got[0],
+              ref[0]);
     gt_dev_free(d_dout);
     gt_dev_free(d_wei);
     gt_dev_free(d_ws);
@@ -666,9 +683,14 @@ Test(bwd_weight, huge, .timeout = 120)
         cr_skip_test("needs %.1f GB of free device memory, %.1f GB free", n * 2 / 1e9, fr / 1e9);
     d_in = gt_dev_alloc((size_t)n * 2);
     gt_dev_fill_hash(d_in, n, GCONV_BF16, 1234, -2, 5);
-    /* FEWC path: C = K = 8 (W tripled: the same bytes) */
-    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 8, 8, 16400 * 3, 9);
-    /* GEMM path: C = K = 24 */
-    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 24, 24, 16400, 10);
+    /* C = K = 8 (W tripled: the same bytes): the TC kernel on CUDA (FEWC elsewhere), and
+     * FEWC forced */
+    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 8, 8, 16400 * 3, 9, GCONV_BWD_WEIGHT_ALGO_AUTO);
+    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 8, 8, 16400 * 3, 9, GCONV_BWD_WEIGHT_ALGO_DIRECT);
+    /* GEMM path: C = K = 24 and K = 20 (TC on CUDA, 16- and 8-byte d_out copies); K = 18 (the
+     * vector-gather GEMM) */
+    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 24, 24, 16400, 10, GCONV_BWD_WEIGHT_ALGO_AUTO);
+    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 24, 20, 16400, 11, GCONV_BWD_WEIGHT_ALGO_AUTO);
+    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 24, 18, 16400, 12, GCONV_BWD_WEIGHT_ALGO_AUTO);
     gt_dev_free(d_in);
 }
