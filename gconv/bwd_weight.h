@@ -23,7 +23,7 @@
  *       inputs and weight gradient of type T; algorithm picked by shape at run time (or
  *       forced with a->algo, GCONV_BWD_WEIGHT_ALGO_GEMM / _DIRECT):
  *       1. depthwise (C = K = 1), NHWGC, G a multiple of the 16-byte vector, 16-byte aligned
- *          in / d_out: the direct kernel (DW below);
+ *          in / d_out: the direct kernels (DWR below for 3x3 stride 1 / 2, else DW);
  *       2. C, K <= 8 per group, NHWGC: the few-channel direct kernels (FEWC / FEWC4T below);
  *       3. otherwise the implicit GEMM (GEMM below), tile 128x128x32 (K and C*taps >= 96) or
  *          64x64x32, with vector gathers where the channels allow them.
@@ -74,6 +74,13 @@
  *         its split's N*output pixels reading each d_out vector once and the taps' input
  *         vectors (L1 hits for neighbouring taps); the block reduces its threads in shared
  *         memory and emits one partial per split. Filters over 9 taps take several blocks along a tap-chunk axis.
+ *         The fallback for depthwise problems that DWR does not take.
+ *   DWR   depthwise 3x3, stride 1 or 2 (both axes), no dilation, 2D (or 3D with a trivial depth
+ *         axis), any pads: a thread owns 16 bytes of channels and TW adjacent output columns
+ *         of a run of output rows; input and d_out rows stream through a per-thread
+ *         shared-memory ring (cp.async on sm_80+), each element read from global memory once
+ *         and converted to fp32 once, the 9 taps accumulated in fp32 registers; blocks cover
+ *         (channel block, split), one partial per split (slabs), block sums in fixed order.
  *   FEWC  few-channel direct kernel (C, K <= 8 per group by default, any with ALGO_DIRECT;
  *         NHWGC, any filter / stride / dilation): a thread owns one group, one tap and a chunk
  *         of 4x4 or 8x8 (k, c) outputs; per pixel it reads the chunk's d_out values and input
@@ -685,13 +692,17 @@ static __device__ __forceinline__ void gconv_impl_bww_dw_body(const gconv_impl_b
  * rows ahead by cp.async (sm_80+), so the bytes in flight sit in shared memory rather than in
  * registers. Copy group k holds d_out row k and the input rows that output row k needs first
  * (k = 0: window rows 0..2; k > 0: rows 3 + (k - 1) * S .. 2 + k * S); window row m lives in
- * slot m % NR, d_out row k in slot k % (PD + 1). Output row k reads its three window rows
- * k * S .. k * S + 2 from the ring (each element converted once and multiplied with every
- * d_out column its taps meet) into acc[ky][kx][e] in fp32, then refills the S input slots and
- * the d_out slot that just died with copy group k + PD + 1. Out-of-image rows and columns and
- * d_out columns past the right edge arrive as zeros, so they add nothing. Each element of in
- * and d_out is read from global memory once per item (input halo columns and the 3 - S halo
- * rows of an item again, mostly from L2).
+ * slot m % NR, d_out row k in slot k % (PD + 1). Step k converts d_out row k into a register
+ * window o[d] = d_out row k - d (d < 3, fp32), then converts each of window rows k * S ..
+ * k * S + S - 1 once and multiplies it with every d_out row and column its taps meet (row m
+ * feeds d_out row (m - ky) / S through tap row ky), accumulating acc[ky][kx][e] in fp32; those
+ * rows and the d_out slot then die and copy group k + PD + 1 refills them. So each input and
+ * d_out element is converted to fp32 once (the first version converted each input row once
+ * per tap row, and the fp16 conversions, not the FMAs, bounded it). 2 / S steps past the
+ * item's last d_out row finish its last input rows. Out-of-image rows and columns and d_out
+ * columns past the right edge arrive as zeros, so they add nothing. Each element of in and
+ * d_out is read from global memory once per item (input halo columns and the 3 - S halo rows
+ * of an item again, mostly from L2).
  *
  * The block then sums its pixel lanes in shared memory (the ring's memory) in lane order and
  * emits one partial per split (fixed order: deterministic). */
@@ -753,28 +764,19 @@ static __device__ __forceinline__ void gconv_impl_bww_cp16(uint4 *dst, const uns
 #endif
 }
 
+/* commit / wait of gconv/igemm.h, with a compiler barrier: the thread's own ring reads must
+ * not move across them (no __syncthreads orders these per-thread rings). */
 static __device__ __forceinline__ void gconv_impl_bww_cp_commit(void)
 {
-#if GCONV_IMPL_IGEMM_CP_ASYNC
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
+    gconv_impl_igemm_cp_commit();
+    asm volatile("" ::: "memory");
 }
 
-/* Wait until at most n (a constant: 0..3) of this thread's newest copy groups are in flight. */
+/* Wait until at most n (a constant) of this thread's newest copy groups are in flight. */
 static __device__ __forceinline__ void gconv_impl_bww_cp_wait(const int n)
 {
-#if GCONV_IMPL_IGEMM_CP_ASYNC
-    if (n <= 0)
-        asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-    else if (n == 1)
-        asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-    else if (n == 2)
-        asm volatile("cp.async.wait_group 2;\n" ::: "memory");
-    else
-        asm volatile("cp.async.wait_group 3;\n" ::: "memory");
-#else
-    (void)n;
-#endif
+    gconv_impl_igemm_cp_wait(n);
+    asm volatile("" ::: "memory");
 }
 
 /* Copy `cols` vectors of one row into the ring at dst (vector j at dst[j * nth]): element
@@ -828,6 +830,7 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
          q += (int64_t)gridDim.y * PL) {
         int wt, hc, pn, k, sb = 0, ds = 0;
         unsigned cmask = 0, omask = 0;
+        float o[3][4][8]; /* d_out rows k, k - 1, k - 2 of the item, as fp32 */
         if (P->witems <= 0x7fffffffLL) {
             unsigned u = (unsigned)q;
             wt = (int)(u % (unsigned)P->wts);
@@ -857,6 +860,13 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
 #pragma unroll
             for (i = 0; i < TW; i++)
                 omask |= (unsigned)(wo0 + i < OW) << i;
+#pragma unroll
+            for (a = 0; a < 3; a++)
+#pragma unroll
+                for (b = 0; b < 4; b++)
+#pragma unroll
+                    for (e = 0; e < 8; e++)
+                        o[a][b][e] = 0.0f;
             /* prologue: copy groups 0 .. PD (window rows 0 .. 2 + PD * S sit in slots of
              * their own number, d_out row k in slot k) */
 #pragma unroll
@@ -876,25 +886,36 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
                                            es, TW, 0);
                 gconv_impl_bww_cp_commit();
             }
-            for (k = 0; k < nrow; k++) {
-                float o[4][8];
+            /* step k (rows past the item: the last 2 / S steps only finish its input rows):
+             * d_out row k enters the window o (o[d] = d_out row k - d, zeros outside the
+             * item), then window rows m = k * S + i, i < S, meet every d_out row of the window
+             * they feed (m = (k - d) * S + ky) and die */
+            for (k = 0; k < nrow + 2 / S; k++) {
                 /* groups 0 .. k have landed; k + 1 .. k + PD may still fly */
                 gconv_impl_bww_cp_wait(PD);
 #pragma unroll
-                for (a = 0; a < TW; a++) {
-                    const uint4 u = dr[(ds * TW + a) * nth];
+                for (a = 2; a > 0; a--)
+#pragma unroll
+                    for (b = 0; b < TW; b++)
+#pragma unroll
+                        for (e = 0; e < 8; e++)
+                            o[a][b][e] = o[a - 1][b][e];
+#pragma unroll
+                for (b = 0; b < TW; b++) {
+                    const uint4 u = dr[(ds * TW + b) * nth];
                     gconv_impl_igemm_u4 v;
                     v.x = u.x, v.y = u.y, v.z = u.z, v.w = u.w;
 #pragma unroll
                     for (e = 0; e < 8; e++)
-                        if (e < VEC)
-                            o[a][e] = gconv_impl_igemm_u4_elem(v, e, dt);
+                        o[0][b][e] = k < nrow && e < VEC ? gconv_impl_igemm_u4_elem(v, e, dt) : 0.0f;
                 }
 #pragma unroll
-                for (a = 0; a < 3; a++) {
-                    const int slot = sb + a < NR ? sb + a : sb + a - NR;
+                for (i = 0; i < S; i++) {
+                    const int slot = sb + i < NR ? sb + i : sb + i - NR;
                     const uint4 *rp = rt + slot * SPAN * nth;
                     int j;
+                    if (k * S + i >= M)
+                        break; /* never copied: the slot holds an older row */
 #pragma unroll
                     for (j = 0; j < SPAN; j++) {
                         const uint4 u = rp[j * nth];
@@ -905,11 +926,16 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
                             if (e < VEC) {
                                 const float x = gconv_impl_igemm_u4_elem(v, e, dt);
 #pragma unroll
-                                for (b = 0; b < 3; b++) {
-                                    /* column j meets tap b of output column (j - b) / S */
-                                    const int c = j - b;
-                                    if (c >= 0 && c % S == 0 && c / S < TW)
-                                        acc[a][b][e] = fmaf(x, o[c / S][e], acc[a][b][e]);
+                                for (a = i; a < 3; a += S) {
+                                    /* tap row a: d_out row k - (a - i) / S */
+#pragma unroll
+                                    for (b = 0; b < 3; b++) {
+                                        /* column j meets tap b of output column (j - b) / S */
+                                        const int c = j - b;
+                                        if (c >= 0 && c % S == 0 && c / S < TW)
+                                            acc[a][b][e] = fmaf(x, o[(a - i) / S][c / S][e],
+                                                                acc[a][b][e]);
+                                    }
                                 }
                             }
                     }
