@@ -23,7 +23,7 @@
  *       inputs and weight gradient of type T; algorithm picked by shape at run time (or
  *       forced with a->algo, GCONV_BWD_WEIGHT_ALGO_GEMM / _DIRECT):
  *       1. depthwise (C = K = 1), NHWGC, G a multiple of the 16-byte vector, 16-byte aligned
- *          in / d_out: the direct kernel (DW below);
+ *          in / d_out: the direct kernels (DWR below for 3x3 stride 1 / 2, else DW);
  *       2. CUDA, fp16 / bf16, NHWGC or GNHWC, C a multiple of 8 and K of 4, 16-byte aligned
  *          in / d_out: the tensor-core GEMM on pixel-major tiles (TC below);
  *       3. C, K <= 8 per group, NHWGC: the few-channel direct kernels (FEWC / FEWC4T below);
@@ -81,6 +81,13 @@
  *         its split's N*output pixels reading each d_out vector once and the taps' input
  *         vectors (L1 hits for neighbouring taps); the block reduces its threads in shared
  *         memory and emits one partial per split. Filters over 9 taps take several blocks along a tap-chunk axis.
+ *         The fallback for depthwise problems that DWR does not take.
+ *   DWR   depthwise 3x3, stride 1 or 2 (both axes), no dilation, 2D (or 3D with a trivial depth
+ *         axis), any pads: a thread owns 16 bytes of channels and TW adjacent output columns
+ *         of a run of output rows; input and d_out rows stream through a per-thread
+ *         shared-memory ring (cp.async on sm_80+), each element read from global memory once
+ *         and converted to fp32 once, the 9 taps accumulated in fp32 registers; blocks cover
+ *         (channel block, split), one partial per split (slabs), block sums in fixed order.
  *   FEWC  few-channel direct kernel (C, K <= 8 per group by default, any with ALGO_DIRECT;
  *         NHWGC, any filter / stride / dilation): a thread owns one group, one tap and a chunk
  *         of 4x4 or 8x8 (k, c) outputs; per pixel it reads the chunk's d_out values and input
@@ -157,6 +164,10 @@ typedef struct gconv_impl_bww_params {
     int fl;          /* finalize: lanes per element (1 or 32) */
     int mt, nt, ktc; /* GEMM: tiles along K and Ncol, k-tiles per split */
     int cl, cb, tchunks; /* DW: channel lanes per block, channel blocks, tap chunks */
+    int dwr;             /* DWR kernel: its stride (1 or 2), 0 = the DW kernel */
+    int dwpl, wts, rh, hchunks; /* DWR: pixel lanes per block, column tiles, rows per item,
+                                 * row chunks per plane */
+    int64_t witems;      /* DWR: work items per channel vector, planes * hchunks * wts */
     int fk, fc, fchunks;  /* FEWC: k and c per thread chunk, chunks per group */
     int fvec;             /* FEWC: vector loads (C % fc == K % fk == 0, aligned pointers) */
     int fall;             /* FEWC: the all-taps kernel (FEWC4T) */
@@ -913,6 +924,317 @@ static __device__ __forceinline__ void gconv_impl_bww_dw_body(const gconv_impl_b
         }
 }
 
+/* ---- DWR kernel (depthwise 3x3, stride 1 or 2: input rows streamed once) ---------------------
+ * Work item q = (plane * hchunks + hc) * wts + wt: output rows h0 = hc * rh .. h0 + nrow - 1 of
+ * plane (n, d) (a 3D problem with a trivial depth axis folds its depth into the planes), output
+ * columns wo0 = wt * TW .. wo0 + TW - 1, one 16-byte channel vector. Block (blockIdx.x,
+ * blockIdx.y) = (channel block, split); thread tid = pl * CL + cl owns channel vector
+ * blockIdx.x * CL + cl and the items q = split * PL + pl + i * splits * PL (adjacent pixel lanes
+ * take adjacent column tiles of the same rows, which share their halo columns in L1 / L2).
+ *
+ * The item reads window rows m = 0 .. M - 1 (input row r0 + m, r0 = h0 * S - pad, M = (nrow -
+ * 1) * S + 3), each SPAN = (TW - 1) * S + 3 vectors wide starting at input column wo0 * S -
+ * pad, and d_out rows 0 .. nrow - 1, TW vectors each. Like the forward DW3 kernel, each thread
+ * keeps a private ring in shared memory ([vector][thread], 16-byte units: a warp's accesses are
+ * consecutive) of NR = 3 + PD * S input row slots and PD + 1 d_out row slots, filled PD output
+ * rows ahead by cp.async (sm_80+), so the bytes in flight sit in shared memory rather than in
+ * registers. Copy group k holds d_out row k and the input rows that output row k needs first
+ * (k = 0: window rows 0..2; k > 0: rows 3 + (k - 1) * S .. 2 + k * S); window row m lives in
+ * slot m % NR, d_out row k in slot k % (PD + 1). Step k converts d_out row k into a register
+ * window o[d] = d_out row k - d (d < 3, fp32), then converts each of window rows k * S ..
+ * k * S + S - 1 once and multiplies it with every d_out row and column its taps meet (row m
+ * feeds d_out row (m - ky) / S through tap row ky), accumulating acc[ky][kx][e] in fp32; those
+ * rows and the d_out slot then die and copy group k + PD + 1 refills them. So each input and
+ * d_out element is converted to fp32 once (the first version converted each input row once
+ * per tap row, and the fp16 conversions, not the FMAs, bounded it). 2 / S steps past the
+ * item's last d_out row finish its last input rows. Out-of-image rows and columns and d_out
+ * columns past the right edge arrive as zeros, so they add nothing. Each element of in and
+ * d_out is read from global memory once per item (input halo columns and the 3 - S halo rows
+ * of an item again, mostly from L2).
+ *
+ * The block then sums its pixel lanes in shared memory (the ring's memory) in lane order and
+ * emits one partial per split (fixed order: deterministic). */
+#ifndef GCONV_IMPL_BWW_DWR_PD
+#define GCONV_IMPL_BWW_DWR_PD 2 /* output rows copied ahead (1..3) */
+#endif
+#ifndef GCONV_IMPL_BWW_DWR_TW1
+#define GCONV_IMPL_BWW_DWR_TW1 2 /* output columns per thread, stride 1 (at most 4) */
+#endif
+#ifndef GCONV_IMPL_BWW_DWR_TW2
+#define GCONV_IMPL_BWW_DWR_TW2 2 /* output columns per thread, stride 2 (at most 4) */
+#endif
+#ifndef GCONV_IMPL_BWW_DWR_MINB
+#define GCONV_IMPL_BWW_DWR_MINB 3 /* blocks per SM the registers are capped for */
+#endif
+#ifndef GCONV_IMPL_BWW_DWR_CA
+#define GCONV_IMPL_BWW_DWR_CA 0 /* 1: input rows copied through L1 (cp.async.ca) */
+#endif
+#define GCONV_IMPL_BWW_DWR_THREADS 128 /* most threads of a block */
+
+/* Output columns per thread of the DWR kernel for stride S. */
+static inline GCONV_HD int gconv_impl_bww_dwr_tw(int S)
+{
+    return S == 1 ? GCONV_IMPL_BWW_DWR_TW1 : GCONV_IMPL_BWW_DWR_TW2;
+}
+
+/* 16-byte vectors of one thread's ring. */
+static inline GCONV_HD int gconv_impl_bww_dwr_vecs(int S)
+{
+    const int TW = gconv_impl_bww_dwr_tw(S), SPAN = (TW - 1) * S + 3;
+    return (3 + GCONV_IMPL_BWW_DWR_PD * S) * SPAN + (GCONV_IMPL_BWW_DWR_PD + 1) * TW;
+}
+
+/* 16 bytes global -> shared: cp.async where available (lands later: see
+ * gconv_impl_bww_cp_wait), else a plain load and store. ok = 0 stores zeros and reads nothing
+ * (src must still be a valid address). The "memory" clobbers keep the compiler from moving
+ * the thread's own ring reads across the copies and waits (no barrier orders them). */
+static __device__ __forceinline__ void gconv_impl_bww_cp16(uint4 *dst, const unsigned char *src,
+                                                           int ok, const int l1)
+{
+#if GCONV_IMPL_IGEMM_CP_ASYNC
+    if (l1)
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(
+                         gconv_impl_igemm_smem_addr(dst)),
+                     "l"(src), "r"(ok ? 16 : 0)
+                     : "memory");
+    else
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
+                         gconv_impl_igemm_smem_addr(dst)),
+                     "l"(src), "r"(ok ? 16 : 0)
+                     : "memory");
+#else
+    uint4 v;
+    (void)l1;
+    v.x = v.y = v.z = v.w = 0u;
+    if (ok)
+        v = *(const uint4 *)src;
+    *dst = v;
+#endif
+}
+
+/* commit / wait of gconv/igemm.h, with a compiler barrier: the thread's own ring reads must
+ * not move across them (no __syncthreads orders these per-thread rings). */
+static __device__ __forceinline__ void gconv_impl_bww_cp_commit(void)
+{
+    gconv_impl_igemm_cp_commit();
+    asm volatile("" ::: "memory");
+}
+
+/* Wait until at most n (a constant) of this thread's newest copy groups are in flight. */
+static __device__ __forceinline__ void gconv_impl_bww_cp_wait(const int n)
+{
+    gconv_impl_igemm_cp_wait(n);
+    asm volatile("" ::: "memory");
+}
+
+/* Copy `cols` vectors of one row into the ring at dst (vector j at dst[j * nth]): element
+ * offset off0 + j * cs of tensor t, where bit j of mask says the column exists and rowok the
+ * row; zeros elsewhere. off0 may point outside the tensor (left padding): it is only formed
+ * into an address where the vector exists. */
+static __device__ __forceinline__ void gconv_impl_bww_dwr_row(uint4 *dst, int nth,
+                                                              const unsigned char *t,
+                                                              int64_t off0, int64_t cs,
+                                                              int rowok, unsigned mask, int es,
+                                                              const int cols, const int l1)
+{
+    int j;
+#pragma unroll
+    for (j = 0; j < cols; j++) {
+        const int ok = rowok && ((mask >> j) & 1u);
+        const int64_t off = ok ? off0 + (int64_t)j * cs : 0;
+        gconv_impl_bww_cp16(dst + j * nth, t + off * es, ok, l1);
+    }
+}
+
+static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_bww_params *P,
+                                                               const gconv_dtype dt, const int S,
+                                                               const int TW)
+{
+    GCONV_IMPL_DYN_SMEM(smem_raw);
+    const int es = dt == GCONV_F32 ? 4 : 2, VEC = 16 / es;
+    const int PD = GCONV_IMPL_BWW_DWR_PD;
+    const int SPAN = (TW - 1) * S + 3, NR = 3 + PD * S, ND = PD + 1;
+    const int nth = (int)blockDim.x, tid = (int)threadIdx.x;
+    const int CL = P->cl, cl = tid % CL, pl = tid / CL, PL = nth / CL;
+    const int c0 = ((int)blockIdx.x * CL + cl) * VEC;
+    const int split = (int)blockIdx.y;
+    const int H = P->in_sp[1], W = P->in_sp[2], OH = P->out_sp[1], OW = P->out_sp[2];
+    const unsigned char *in = (const unsigned char *)P->in;
+    const unsigned char *dout = (const unsigned char *)P->dout;
+    uint4 *rt = (uint4 *)smem_raw + tid; /* this thread's ring: vector i at rt[i * nth] */
+    uint4 *dr = rt + NR * SPAN * nth;    /* its d_out slots */
+    float *red = (float *)smem_raw;
+    float acc[3][3][8];
+    int64_t q;
+    int a, b, e, i;
+#pragma unroll
+    for (a = 0; a < 3; a++)
+#pragma unroll
+        for (b = 0; b < 3; b++)
+#pragma unroll
+            for (e = 0; e < 8; e++)
+                acc[a][b][e] = 0.0f;
+    for (q = (int64_t)split * PL + pl; c0 < P->G && pl < PL && q < P->witems;
+         q += (int64_t)gridDim.y * PL) {
+        int wt, hc, pn, k, sb = 0, ds = 0;
+        unsigned cmask = 0, omask = 0;
+        float o[3][4][8]; /* d_out rows k, k - 1, k - 2 of the item, as fp32 */
+        if (P->witems <= 0x7fffffffLL) {
+            unsigned u = (unsigned)q;
+            wt = (int)(u % (unsigned)P->wts);
+            u /= (unsigned)P->wts;
+            hc = (int)(u % (unsigned)P->hchunks);
+            pn = (int)(u / (unsigned)P->hchunks);
+        } else {
+            int64_t u = q;
+            wt = (int)(u % P->wts);
+            u /= P->wts;
+            hc = (int)(u % P->hchunks);
+            pn = (int)(u / P->hchunks);
+        }
+        {
+            const int n = pn / P->out_sp[0], d = pn - n * P->out_sp[0];
+            const int h0 = hc * P->rh, nrow = OH - h0 < P->rh ? OH - h0 : P->rh;
+            const int M = (nrow - 1) * S + 3, r0 = h0 * S - P->pad[1];
+            const int wo0 = wt * TW, iw0 = wo0 * S - P->pad[2];
+            /* element offsets of (row r0 / h0, column iw0 / wo0, channel c0) of the plane */
+            const int64_t ib = (int64_t)n * P->si.n + (int64_t)d * P->si.s[0] +
+                               (int64_t)r0 * P->si.s[1] + (int64_t)iw0 * P->si.s[2] + c0;
+            const int64_t ob = (int64_t)n * P->so.n + (int64_t)d * P->so.s[0] +
+                               (int64_t)h0 * P->so.s[1] + (int64_t)wo0 * P->so.s[2] + c0;
+#pragma unroll
+            for (i = 0; i < SPAN; i++)
+                cmask |= (unsigned)((unsigned)(iw0 + i) < (unsigned)W) << i;
+#pragma unroll
+            for (i = 0; i < TW; i++)
+                omask |= (unsigned)(wo0 + i < OW) << i;
+#pragma unroll
+            for (a = 0; a < 3; a++)
+#pragma unroll
+                for (b = 0; b < 4; b++)
+#pragma unroll
+                    for (e = 0; e < 8; e++)
+                        o[a][b][e] = 0.0f;
+            /* prologue: copy groups 0 .. PD (window rows 0 .. 2 + PD * S sit in slots of
+             * their own number, d_out row k in slot k) */
+#pragma unroll
+            for (k = 0; k <= PD; k++) {
+                const int m0 = k == 0 ? 0 : 3 + (k - 1) * S, m1 = 3 + k * S;
+                int m;
+#pragma unroll
+                for (m = m0; m < m1; m++)
+                    if (m < M)
+                        gconv_impl_bww_dwr_row(rt + m * SPAN * nth, nth, in,
+                                               ib + (int64_t)m * P->si.s[1], P->si.s[2],
+                                               (unsigned)(r0 + m) < (unsigned)H, cmask, es, SPAN,
+                                               GCONV_IMPL_BWW_DWR_CA);
+                if (k < nrow)
+                    gconv_impl_bww_dwr_row(dr + k * TW * nth, nth, dout,
+                                           ob + (int64_t)k * P->so.s[1], P->so.s[2], 1, omask,
+                                           es, TW, 0);
+                gconv_impl_bww_cp_commit();
+            }
+            /* step k (rows past the item: the last 2 / S steps only finish its input rows):
+             * d_out row k enters the window o (o[d] = d_out row k - d, zeros outside the
+             * item), then window rows m = k * S + i, i < S, meet every d_out row of the window
+             * they feed (m = (k - d) * S + ky) and die */
+            for (k = 0; k < nrow + 2 / S; k++) {
+                /* groups 0 .. k have landed; k + 1 .. k + PD may still fly */
+                gconv_impl_bww_cp_wait(PD);
+#pragma unroll
+                for (a = 2; a > 0; a--)
+#pragma unroll
+                    for (b = 0; b < TW; b++)
+#pragma unroll
+                        for (e = 0; e < 8; e++)
+                            o[a][b][e] = o[a - 1][b][e];
+#pragma unroll
+                for (b = 0; b < TW; b++) {
+                    const uint4 u = dr[(ds * TW + b) * nth];
+                    gconv_impl_igemm_u4 v;
+                    v.x = u.x, v.y = u.y, v.z = u.z, v.w = u.w;
+#pragma unroll
+                    for (e = 0; e < 8; e++)
+                        o[0][b][e] = k < nrow && e < VEC ? gconv_impl_igemm_u4_elem(v, e, dt) : 0.0f;
+                }
+#pragma unroll
+                for (i = 0; i < S; i++) {
+                    const int slot = sb + i < NR ? sb + i : sb + i - NR;
+                    const uint4 *rp = rt + slot * SPAN * nth;
+                    int j;
+                    if (k * S + i >= M)
+                        break; /* never copied: the slot holds an older row */
+#pragma unroll
+                    for (j = 0; j < SPAN; j++) {
+                        const uint4 u = rp[j * nth];
+                        gconv_impl_igemm_u4 v;
+                        v.x = u.x, v.y = u.y, v.z = u.z, v.w = u.w;
+#pragma unroll
+                        for (e = 0; e < 8; e++)
+                            if (e < VEC) {
+                                const float x = gconv_impl_igemm_u4_elem(v, e, dt);
+#pragma unroll
+                                for (a = i; a < 3; a += S) {
+                                    /* tap row a: d_out row k - (a - i) / S */
+#pragma unroll
+                                    for (b = 0; b < 3; b++) {
+                                        /* column j meets tap b of output column (j - b) / S */
+                                        const int c = j - b;
+                                        if (c >= 0 && c % S == 0 && c / S < TW)
+                                            acc[a][b][e] = fmaf(x, o[(a - i) / S][c / S][e],
+                                                                acc[a][b][e]);
+                                    }
+                                }
+                            }
+                    }
+                }
+                /* group k + PD + 1: window rows 3 + (k + PD) * S + i go where rows k * S + i
+                 * (dead now) were, slots sb + i; d_out row k + PD + 1 where row k was */
+                {
+                    const int kn = k + PD + 1, mn = 3 + (k + PD) * S;
+#pragma unroll
+                    for (i = 0; i < S; i++) {
+                        const int slot = sb + i < NR ? sb + i : sb + i - NR;
+                        if (mn + i < M)
+                            gconv_impl_bww_dwr_row(rt + slot * SPAN * nth, nth, in,
+                                                   ib + (int64_t)(mn + i) * P->si.s[1],
+                                                   P->si.s[2],
+                                                   (unsigned)(r0 + mn + i) < (unsigned)H, cmask,
+                                                   es, SPAN, GCONV_IMPL_BWW_DWR_CA);
+                    }
+                    if (kn < nrow)
+                        gconv_impl_bww_dwr_row(dr + ds * TW * nth, nth, dout,
+                                               ob + (int64_t)kn * P->so.s[1], P->so.s[2], 1,
+                                               omask, es, TW, 0);
+                    gconv_impl_bww_cp_commit();
+                }
+                sb = sb + S < NR ? sb + S : sb + S - NR;
+                ds = ds + 1 == ND ? 0 : ds + 1;
+            }
+        }
+    }
+    gconv_impl_bww_cp_wait(0);
+    __syncthreads(); /* every thread is done with its ring: reuse the memory for the sums */
+#pragma unroll
+    for (a = 0; a < 9; a++)
+#pragma unroll
+        for (e = 0; e < 8; e++)
+            if (e < VEC)
+                red[(tid * 9 + a) * VEC + e] = acc[a / 3][a % 3][e];
+    __syncthreads();
+    /* i = (cl * 9 + tap) * VEC + e; lane pl's value at red[pl * CL * 9 * VEC + i] */
+    for (i = tid; i < CL * 9 * VEC; i += nth) {
+        const int lane = i / (9 * VEC), r = i - lane * 9 * VEC;
+        const int g = ((int)blockIdx.x * CL + lane) * VEC + r % VEC;
+        float v = 0.0f;
+        int p;
+        for (p = 0; p < PL; p++)
+            v += red[p * CL * 9 * VEC + i];
+        if (g < P->G)
+            gconv_impl_bww_emit(P, split, (int64_t)g, r / VEC, v);
+    }
+}
+
 /* n (4 or 8, a constant) consecutive elements of type dt at element offset off, with 8- or
  * 16-byte vector loads (the caller guarantees off * esize is a multiple of n * esize and the
  * pointer 16-byte aligned), widened into v[0..n-1]. */
@@ -1367,6 +1689,72 @@ static inline void gconv_impl_bww_set_mode(gconv_impl_bww_params *P, int slabs)
     P->fl = P->mode == GCONV_IMPL_BWW_SLABS && P->splits >= 32 ? 32 : 1;
 }
 
+/* Whether the DWR kernel takes a depthwise problem: 3x3 filter, stride 1 or 2 on both axes,
+ * no dilation, no depth axis (or a trivial one: filter 1, stride 1, no pads), any pads. */
+static inline int gconv_impl_bww_dwr_ok(const gconv_impl_bww_params *P)
+{
+    return P->flt[0] == 1 && P->flt[1] == 3 && P->flt[2] == 3 && P->str[0] == 1 &&
+           P->str[1] == P->str[2] && (P->str[1] == 1 || P->str[1] == 2) && P->dil[1] == 1 &&
+           P->dil[2] == 1 && P->pad[0] == 0 && P->out_sp[0] == P->in_sp[0];
+}
+
+/* DWR plan: channel blocks as the DW kernel; pixel lanes to fill a block of at most 128
+ * threads whose rings fit the shared memory; splits for one wave of resident blocks (or the
+ * user's); rows per item (rh) from a score: balance of items over the wave's pixel lanes times
+ * rh / (rh + PD + (3 - S) / S), the share of an item's time spent on its own rows rather than
+ * on filling the ring (PD rows) and on halo rows. */
+static inline void gconv_impl_bww_dwr_plan(gconv_impl_bww_params *P, int user_split, int sms)
+{
+    const int S = P->str[1], TW = gconv_impl_bww_dwr_tw(S);
+    const int vec = P->tin == GCONV_F32 ? 4 : 8, gv = P->G / vec;
+    const int rb = gconv_impl_bww_dwr_vecs(S) * 16; /* ring bytes per thread */
+    const int OH = P->out_sp[1];
+    const int64_t planes = P->R / ((int64_t)OH * P->out_sp[2]);
+    int nth = GCONV_IMPL_SMEM_MAX / rb, bps, h, wave;
+    int64_t lanes, items;
+    double best = -1.0;
+    P->dwr = S;
+    P->cb = (gv + 31) / 32;
+    P->cl = (gv + P->cb - 1) / P->cb;
+    if (nth > GCONV_IMPL_BWW_DWR_THREADS)
+        nth = GCONV_IMPL_BWW_DWR_THREADS;
+    P->dwpl = nth / P->cl > 1 ? nth / P->cl : 1;
+    nth = P->dwpl * P->cl;
+    /* resident blocks per SM by shared memory (1 KB reserved per block) and threads */
+    bps = (GCONV_IMPL_SMEM_MAX + 1024) / (nth * rb + 1024);
+    if (bps > GCONV_IMPL_BWW_DWR_MINB) /* registers: the kernel is capped for MINB blocks */
+        bps = GCONV_IMPL_BWW_DWR_MINB;
+    if (bps < 1)
+        bps = 1;
+    wave = (sms * bps + P->cb - 1) / P->cb;
+    if (user_split > 0)
+        wave = user_split;
+    lanes = (int64_t)wave * P->dwpl;
+    P->wts = (P->out_sp[2] + TW - 1) / TW;
+    P->rh = OH, P->hchunks = 1;
+    for (h = 1; h <= OH; h++) {
+        const int rh = (OH + h - 1) / h;
+        int64_t rounds;
+        double score;
+        if ((OH + rh - 1) / rh != h)
+            continue; /* the same rh as a smaller h */
+        items = planes * h * P->wts;
+        rounds = (items + lanes - 1) / lanes;
+        score = (double)items / ((double)rounds * (double)lanes) * rh /
+                (rh + GCONV_IMPL_BWW_DWR_PD + (3.0 - S) / S);
+        if (score > best + 1e-9)
+            best = score, P->rh = rh, P->hchunks = h;
+    }
+    P->witems = planes * P->hchunks * P->wts;
+    items = (P->witems + P->dwpl - 1) / P->dwpl;
+    P->splits = (int)(wave < items ? wave : items);
+    if (P->splits > GCONV_BWD_WEIGHT_MAX_SPLIT)
+        P->splits = GCONV_BWD_WEIGHT_MAX_SPLIT;
+    if (P->splits < 1)
+        P->splits = 1;
+    P->chunk = (P->R + P->splits - 1) / P->splits; /* not used by the kernel */
+}
+
 /* Plan: path, tile (GEMM: 0 = 128x128x32, 1 = 64x64x32, or the pinned tile's bm/bn/bk when
  * pinned), splits, mode, chunk. tbm, tbn, tbk: the GEMM tile to plan for. */
 static inline void gconv_impl_bww_plan(gconv_impl_bww_params *P, int path, int tbm, int tbn,
@@ -1375,7 +1763,9 @@ static inline void gconv_impl_bww_plan(gconv_impl_bww_params *P, int path, int t
     int sms = gconv_device_sm_count();
     if (sms <= 0)
         sms = 80;
-    if (path == GCONV_IMPL_BWW_PATH_DW) {
+    if (path == GCONV_IMPL_BWW_PATH_DW && gconv_impl_bww_dwr_ok(P)) {
+        gconv_impl_bww_dwr_plan(P, user_split, sms);
+    } else if (path == GCONV_IMPL_BWW_PATH_DW) {
         const int vec = P->tin == GCONV_F32 ? 4 : 8;
         const int gv = P->G / vec;
         int64_t base;
@@ -1645,6 +2035,16 @@ static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
     {                                                                                            \
         gconv_impl_bww_dw_body(&P, T);                                                           \
     }                                                                                            \
+    static __global__ void __launch_bounds__(GCONV_IMPL_BWW_DWR_THREADS, GCONV_IMPL_BWW_DWR_MINB) \
+        name##_dwr1(gconv_impl_bww_params P)                                                     \
+    {                                                                                            \
+        gconv_impl_bww_dwr_body(&P, T, 1, GCONV_IMPL_BWW_DWR_TW1);                               \
+    }                                                                                            \
+    static __global__ void __launch_bounds__(GCONV_IMPL_BWW_DWR_THREADS, GCONV_IMPL_BWW_DWR_MINB) \
+        name##_dwr2(gconv_impl_bww_params P)                                                     \
+    {                                                                                            \
+        gconv_impl_bww_dwr_body(&P, T, 2, GCONV_IMPL_BWW_DWR_TW2);                               \
+    }                                                                                            \
     static __global__ void __launch_bounds__(256) name##_few4(gconv_impl_bww_params P)           \
     {                                                                                            \
         gconv_impl_bww_few_body(&P, T, 4, 4);                                                    \
@@ -1664,7 +2064,24 @@ static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
         gconv_status s_ = gconv_impl_bww_ws_prepare(P, a, stream, why, len);                     \
         if (s_ != GCONV_OK)                                                                      \
             return s_;                                                                           \
-        if (path == GCONV_IMPL_BWW_PATH_DW) {                                                    \
+        if (path == GCONV_IMPL_BWW_PATH_DW && P->dwr) {                                          \
+            static unsigned done1_ = 0, done2_ = 0;                                              \
+            const int nth_ = P->dwpl * P->cl;                                                    \
+            const int smem_ = nth_ * gconv_impl_bww_dwr_vecs(P->dwr) * 16;                       \
+            const void *k_ = P->dwr == 1 ? (const void *)name##_dwr1 : (const void *)name##_dwr2; \
+            /* the attribute is set once per device: to what the largest block may need */     \
+            if (gconv_impl_fwd_smem_attr(k_, GCONV_IMPL_BWW_DWR_THREADS * 16 *                  \
+                                                 gconv_impl_bww_dwr_vecs(P->dwr),                \
+                                         P->dwr == 1 ? &done1_ : &done2_) != GCONV_OK)           \
+                return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                              \
+                                       "cannot raise the shared-memory limit to %d bytes", smem_); \
+            if (P->dwr == 1)                                                                     \
+                hipLaunchKernelGGL(name##_dwr1, dim3((unsigned)P->cb, (unsigned)P->splits),      \
+                                   dim3((unsigned)nth_), (size_t)smem_, stream, *P);             \
+            else                                                                                 \
+                hipLaunchKernelGGL(name##_dwr2, dim3((unsigned)P->cb, (unsigned)P->splits),      \
+                                   dim3((unsigned)nth_), (size_t)smem_, stream, *P);             \
+        } else if (path == GCONV_IMPL_BWW_PATH_DW) {                                             \
             const int pl_ = 128 / P->cl;                                                         \
             hipLaunchKernelGGL(name##_dw, dim3((unsigned)P->cb, (unsigned)P->splits,             \
                                                (unsigned)P->tchunks),                            \

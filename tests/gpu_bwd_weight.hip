@@ -11,12 +11,13 @@
  *     compared, nothing written outside d_wei (guard zones); deterministic cases run twice and
  *     must be bit-identical;
  *   - paths_*: fixed problems for each kernel (GEMM 128x128 and 64x64 tiles, the TC kernel's
- *     four tiles, depthwise DW with more than 9 taps, few-channel FEWC 4 and 8) with every
- *     split mode;
+ *     four tiles, depthwise DW with more than 9 taps, depthwise DWR 3x3 at the edges of its
+ *     tiling, few-channel FEWC 4 and 8) with every split mode;
  *   - tiled: the pinned-tile instantiation;
  *   - determinism: a large-split deterministic run repeated 5 times, bit-identical;
  *   - refuse: refusals with their exact status and nothing launched;
- *   - huge: an input over 2 GB and 2^31 elements (FEWC, TC and GEMM paths), exact integer check.
+ *   - huge: an input over 2 GB and 2^31 elements (FEWC, TC, GEMM and DWR paths), exact
+ *     integer check.
  *
  * Tolerances (gt_tolerance of tests/gpu_common.h): fp32 accumulation over L = N * output pixels
  * products (the longest partial sum is at most that long), scaled by max|in| * max|d_out| *
@@ -365,6 +366,19 @@ static const gt_fixed gt_fixed_cases[] = {
     {"dw 5x5 s2", 2, 40, 2, 1, 1, {1, 15, 14}, {1, 5, 5}, {1, 2, 2}, {1, 1, 1}, {0, 2, 2}, {0, 1, 2}},
     {"dw 1d", 1, 24, 3, 1, 1, {1, 1, 50}, {1, 1, 7}, {1, 1, 1}, {1, 1, 2}, {0, 0, 3}, {0, 0, 5}},
     {"dw 3d", 3, 16, 1, 1, 1, {4, 6, 7}, {3, 3, 3}, {1, 2, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    /* DWR (3x3, stride 1 / 2, rows streamed): widths not a multiple of the columns per thread
+     * (4 at stride 1, 2 at stride 2), one-row images, pads 0 and 2 (asymmetric), a trivial
+     * depth axis, several channel blocks (G = 200: 25 / 50 vectors) */
+    {"dwr s1 w13", 2, 64, 3, 1, 1, {1, 11, 13}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"dwr s1 one row", 2, 16, 5, 1, 1, {1, 1, 9}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"dwr s1 pad0", 2, 40, 2, 1, 1, {1, 7, 6}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}},
+    {"dwr s1 pad2", 2, 8, 2, 1, 1, {1, 10, 17}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 2, 2}, {0, 0, 1}},
+    {"dwr s2 pad0", 2, 24, 2, 1, 1, {1, 12, 15}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}},
+    {"dwr s2 pad2", 2, 32, 3, 1, 1, {1, 9, 10}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 2, 2}, {0, 2, 1}},
+    {"dwr s2 one row", 2, 8, 3, 1, 1, {1, 2, 7}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 1, 1}, {0, 0, 1}},
+    {"dwr 3d depth", 3, 16, 2, 1, 1, {3, 5, 6}, {1, 3, 3}, {1, 1, 1}, {2, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"dwr g200", 2, 200, 2, 1, 1, {1, 6, 7}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"dwr tall", 2, 16, 1, 1, 1, {1, 70, 5}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
     /* FEWC 4 and 8: ResNeXt-like */
     {"fewc4", 2, 32, 2, 4, 4, {1, 12, 11}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
     {"fewc8", 2, 32, 2, 8, 8, {1, 9, 10}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
@@ -672,6 +686,81 @@ static void gt_huge_case(const gt_bww_impl *im, void *d_in, int C, int K, int W,
     free(h_dout), free(ref), free(got);
 }
 
+/* DWR over 2 GB: depthwise 3x3 stride S pad 1 on one bf16 image of 16448 x W x G (the huge
+ * input buffer); d_out zero except output rows 0, 1, OH - 2 and OH - 1 (small integers), so
+ * the kernel reads input rows past 2^32 elements while the host's exact sum stays cheap. */
+static void gt_huge_dw_case(const gt_bww_impl *im, void *d_in, int G, int W, int S,
+                            uint64_t seed)
+{
+    gconv_problem p;
+    gconv_bwd_weight_args a;
+    char why[256], pb[256];
+    const int H = 16448;
+    int OH, OW, ri, ow, g, t, bad = 0;
+    int rows[4];
+    int64_t n_out;
+    float *ref, *got, *h_dout;
+    uint16_t *hb;
+    void *d_dout, *d_wei, *d_ws = NULL;
+    size_t wsb;
+    gconv_status s;
+    gconv_problem_2d(&p, G, 1, 1, 1, H, W, 3, 3, S, S, 1, 1, 1, 1);
+    gt_problem_str(&p, pb, sizeof pb);
+    cr_assert(gconv_in_elems(&p) > ((int64_t)1 << 31), "not huge: %s", pb);
+    OH = gconv_out_len(&p, 1), OW = gconv_out_len(&p, 2);
+    rows[0] = 0, rows[1] = 1, rows[2] = OH - 2, rows[3] = OH - 1;
+    n_out = gconv_out_elems(&p);
+    d_dout = gt_dev_alloc((size_t)n_out * 2);
+    GT_CHECK(hipMemset(d_dout, 0, (size_t)n_out * 2));
+    h_dout = (float *)gt_host_alloc((size_t)4 * OW * G * sizeof(float));
+    hb = (uint16_t *)gt_host_alloc((size_t)OW * G * 2);
+    for (ri = 0; ri < 4; ri++) {
+        for (t = 0; t < OW * G; t++) {
+            h_dout[(int64_t)ri * OW * G + t] =
+                (float)gt_hash_int(seed, (uint64_t)ri * OW * G + t, -2, 5);
+            hb[t] = gconv_f32_to_bf16(h_dout[(int64_t)ri * OW * G + t]).bits;
+        }
+        GT_CHECK(hipMemcpy((uint16_t *)d_dout + (int64_t)rows[ri] * OW * G, hb,
+                           (size_t)OW * G * 2, hipMemcpyHostToDevice));
+    }
+    ref = (float *)gt_host_alloc((size_t)G * 9 * sizeof(float));
+    got = (float *)gt_host_alloc((size_t)G * 9 * sizeof(float));
+    memset(ref, 0, (size_t)G * 9 * sizeof(float));
+    for (ri = 0; ri < 4; ri++)
+        for (ow = 0; ow < OW; ow++)
+            for (t = 0; t < 9; t++) {
+                const int ih = rows[ri] * S - 1 + t / 3, iw = ow * S - 1 + t % 3;
+                if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+                    continue;
+                for (g = 0; g < G; g++) {
+                    const int64_t ii = ((int64_t)ih * W + iw) * G + g;
+                    const float x = (float)gt_hash_int(1234, (uint64_t)ii, -2, 5);
+                    ref[g * 9 + t] += x * h_dout[((int64_t)ri * OW + ow) * G + g];
+                }
+            }
+    d_wei = gt_dev_alloc((size_t)G * 9 * 4);
+    GT_CHECK(hipMemset(d_wei, 0xFF, (size_t)G * 9 * 4));
+    memset(&a, 0, sizeof a);
+    a.in = d_in, a.d_out = d_dout, a.d_wei = d_wei, a.alpha = 1.0f;
+    a.why = why, a.why_len = sizeof why;
+    wsb = im->ws(&p, &a);
+    if (wsb)
+        d_ws = gt_dev_alloc(wsb);
+    a.workspace = d_ws, a.workspace_size = wsb;
+    s = im->run(&p, &a, 0);
+    cr_assert(s == GCONV_OK, "%s: %s (%s)", pb, gconv_status_name(s), why);
+    GT_CHECK(hipDeviceSynchronize());
+    gt_dev_download(got, d_wei, (size_t)G * 9 * 4);
+    for (t = 0; t < G * 9; t++)
+        bad += got[t] != ref[t];
+    cr_expect(bad == 0, "huge %s path %d: %d of %d weights differ (first: got %g want %g)", pb,
+              gconv_impl_bww_path(&p, im->t, d_in, d_dout), bad, G * 9, got[0], ref[0]);
+    gt_dev_free(d_dout);
+    gt_dev_free(d_wei);
+    gt_dev_free(d_ws);
+    free(h_dout), free(hb), free(ref), free(got);
+}
+
 Test(bwd_weight, huge, .timeout = 120)
 {
     const int64_t n = (int64_t)16448 * 16400 * 24;
@@ -692,5 +781,12 @@ Test(bwd_weight, huge, .timeout = 120)
     gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 24, 24, 16400, 10, GCONV_BWD_WEIGHT_ALGO_AUTO);
     gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 24, 20, 16400, 11, GCONV_BWD_WEIGHT_ALGO_AUTO);
     gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 24, 18, 16400, 12, GCONV_BWD_WEIGHT_ALGO_AUTO);
+    /* DWR, stride 2 (G = 24: 3 vectors) and, if the output fits, stride 1 (G = 8) */
+    gt_huge_dw_case(&gt_impls[GT_T_BF32][0], d_in, 24, 16400, 2, 11);
+    GT_CHECK(hipMemGetInfo(&fr, &tot));
+    if (fr > (size_t)n * 2 + ((size_t)1 << 30))
+        gt_huge_dw_case(&gt_impls[GT_T_BF32][0], d_in, 8, 16400 * 3, 1, 12);
+    else
+        cr_log_info("huge: DWR stride 1 skipped (%.1f GB free)", fr / 1e9);
     gt_dev_free(d_in);
 }
