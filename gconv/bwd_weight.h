@@ -172,6 +172,7 @@ typedef struct gconv_impl_bww_params {
     int fvec;             /* FEWC: vector loads (C % fc == K % fk == 0, aligned pointers) */
     int fall;             /* FEWC: the all-taps kernel (FEWC4T) */
     int tcx8;             /* TC: K % 8 == 4, d_out chunks copied as two 8-byte halves */
+    int wflat;            /* d_wei packed as [g][k][tap][c] (GKYXC): flat index = offset */
     gconv_act_strides si, so;
     gconv_wei_strides sw;
 } gconv_impl_bww_params;
@@ -219,18 +220,24 @@ static __device__ __forceinline__ void gconv_impl_bww_pix_next(const gconv_impl_
     }
 }
 
-/* Store the final value of d_wei element (gk = g*K + k, j = tap*C + c): alpha*v + beta*old. */
+/* Store the final value of d_wei element (gk = g*K + k, j = tap*C + c), flat index
+ * i = gk * Ncol + j: alpha*v + beta*old. In the GKYXC family the weight gradient is packed in
+ * exactly that order (P->wflat), so i is the offset and nothing is divided. */
 static __device__ __forceinline__ void gconv_impl_bww_final(const gconv_impl_bww_params *P,
-                                                            int64_t gk, int j, float v)
+                                                            int64_t i, float v)
 {
-    const int g = (int)(gk / P->K), k = (int)(gk - (int64_t)g * P->K);
-    const int tap = j / P->C, c = j - tap * P->C;
-    const int x = tap % P->flt[2], y = (tap / P->flt[2]) % P->flt[1];
-    const int z = tap / (P->flt[2] * P->flt[1]);
-    const int64_t off = (int64_t)g * P->sw.g + (int64_t)k * P->sw.k + (int64_t)c * P->sw.c +
-                        (int64_t)z * P->sw.s[0] + (int64_t)y * P->sw.s[1] +
-                        (int64_t)x * P->sw.s[2];
+    int64_t off = i;
     float out = P->alpha * v;
+    if (!P->wflat) {
+        const int64_t gk = i / P->Ncol;
+        const int j = (int)(i - gk * P->Ncol);
+        const int g = (int)(gk / P->K), k = (int)(gk - (int64_t)g * P->K);
+        const int tap = j / P->C, c = j - tap * P->C;
+        const int x = tap % P->flt[2], y = (tap / P->flt[2]) % P->flt[1];
+        const int z = tap / (P->flt[2] * P->flt[1]);
+        off = (int64_t)g * P->sw.g + (int64_t)k * P->sw.k + (int64_t)c * P->sw.c +
+              (int64_t)z * P->sw.s[0] + (int64_t)y * P->sw.s[1] + (int64_t)x * P->sw.s[2];
+    }
     if (P->beta != 0.0f)
         out += P->beta * gconv_impl_dev_load(P->tout, P->dwei, off);
     gconv_impl_igemm_st_elem(P->dwei, off, out, P->tout);
@@ -242,7 +249,7 @@ static __device__ __forceinline__ void gconv_impl_bww_emit(const gconv_impl_bww_
 {
     const int64_t i = gk * P->Ncol + j;
     if (P->mode == GCONV_IMPL_BWW_DIRECT)
-        gconv_impl_bww_final(P, gk, j, v);
+        gconv_impl_bww_final(P, i, v);
     else if (P->mode == GCONV_IMPL_BWW_ATOMIC)
         atomicAdd(P->ws + i, v);
     else
@@ -283,7 +290,7 @@ static __device__ __forceinline__ void gconv_impl_bww_finalize_body(const gconv_
             }
         }
         if (l == 0 && i < P->total)
-            gconv_impl_bww_final(P, i / P->Ncol, (int)(i % P->Ncol), v);
+            gconv_impl_bww_final(P, i, v);
     }
 }
 
@@ -621,13 +628,10 @@ static __device__ __forceinline__ void gconv_impl_bww_gemm_body(const gconv_impl
  * tiles + tile, split). Thread tid copies, per stage, pixel row kr = tid / TPR (TPR = threads /
  * 32) and chunks tq, tq + TPR, ... (tq = tid % TPR) of each side; its pixel (n, d, h, w) is
  * advanced by 32 per stage with a carry loop, no division. */
-#ifndef GCONV_IMPL_BWW_TC_BK
-#define GCONV_IMPL_BWW_TC_BK 32 /* pixels per stage (32 or 64) */
-#endif
-/* pipeline stages: 4 of 32 pixels, 3 of 64 (two 128x128 blocks per SM either way) */
-#define GCONV_IMPL_BWW_TC_ST (GCONV_IMPL_BWW_TC_BK == 64 ? 3 : 4)
-/* chunks per thread per side and stage: 16 chunks of a 128-wide row over 256 / BK threads */
-#define GCONV_IMPL_BWW_TC_MAXQ (GCONV_IMPL_BWW_TC_BK / 16)
+#define GCONV_IMPL_BWW_TC_BK 32 /* pixels per stage (64 measured slower: bench/NOTES.md) */
+#define GCONV_IMPL_BWW_TC_ST 4  /* pipeline stages */
+/* most chunks per thread per side and stage: 16 chunks of a 128-wide row over 8 threads */
+#define GCONV_IMPL_BWW_TC_MAXQ 2
 
 /* Per-thread constants of the copies: for each chunk it copies, whether it is in range (X:
  * how many of its two 8-byte halves are, 0 to 2; K % 8 == 4 leaves one at the end), its
@@ -701,13 +705,13 @@ static __device__ __forceinline__ void gconv_impl_bww_tc_next(const gconv_impl_b
 static __device__ __forceinline__ void gconv_impl_bww_tc_copy(const gconv_impl_bww_params *P,
                                                               const gconv_impl_bww_tcg *c,
                                                               const gconv_impl_bww_tcw *s,
-                                                              unsigned st)
+                                                              unsigned st, const int mq)
 {
     const int rv = s->left > 0;
     int i;
 #pragma unroll
     for (i = 0; i < GCONV_IMPL_BWW_TC_MAXQ; i++)
-        if (i < c->nx) {
+        if (i < mq && i < c->nx) {
             const unsigned char *x0 = (const unsigned char *)P->dout;
             const int v = rv && c->xok[i];
             if (P->tcx8) { /* 8-byte halves: d_out's pixels are only 8-byte aligned */
@@ -720,7 +724,7 @@ static __device__ __forceinline__ void gconv_impl_bww_tc_copy(const gconv_impl_b
         }
 #pragma unroll
     for (i = 0; i < GCONV_IMPL_BWW_TC_MAXQ; i++)
-        if (i < c->ny) {
+        if (i < mq && i < c->ny) {
             const int v = rv && c->yok[i] &&
                           (unsigned)(s->iz + c->tz[i]) < (unsigned)P->in_sp[0] &&
                           (unsigned)(s->iy + c->ty[i]) < (unsigned)P->in_sp[1] &&
@@ -742,6 +746,8 @@ static __device__ __forceinline__ void gconv_impl_bww_tc_body(const gconv_impl_b
     const int nth = gconv_impl_tile_threads(t), tid = (int)threadIdx.x;
     const int tpr = nth / BK, kr = tid / tpr, tq = tid % tpr;
     const int xw = sw ? t.bn : t.bm, yw = sw ? t.bm : t.bn; /* side widths (elements) */
+    /* chunks per thread on the wider side: a constant, so unused slots of cg vanish */
+    const int mq = ((xw > yw ? xw : yw) / 8 + tpr - 1) / tpr;
     const int split = (int)blockIdx.y;
     const int KT = (int)((P->R + BK - 1) / BK);
     const int kt0 = split * P->ktc;
@@ -767,14 +773,14 @@ static __device__ __forceinline__ void gconv_impl_bww_tc_body(const gconv_impl_b
 #pragma unroll
     for (i = 0; i < GCONV_IMPL_BWW_TC_MAXQ; i++) {
         const int q = tq + i * tpr;
-        if (q < xw / 8) {
+        if (i < mq && q < xw / 8) {
             const int k = x0 + q * 8;
             cg.xok[i] = P->K - k >= 8 ? 2 : P->K - k >= 4 ? 1 : 0;
             cg.xo[i] = ((int64_t)g * P->so.g + (int64_t)k * P->so.c) * 2;
             cg.xs[i] = (unsigned)((sw ? abytes : 0) + gconv_impl_igemm_chunk_off(kr, q, xw / 8));
             cg.nx = i + 1;
         }
-        if (q < yw / 8) {
+        if (i < mq && q < yw / 8) {
             const int j = y0 + q * 8, tap = j / P->C, c = j - tap * P->C;
             cg.yok[i] = j < P->Ncol;
             cg.tx[i] = (tap % P->flt[2]) * P->dil[2] - P->pad[2];
@@ -796,7 +802,7 @@ static __device__ __forceinline__ void gconv_impl_bww_tc_body(const gconv_impl_b
     for (i = 0; i < 8; i++)
         if (i < S - 1) {
             if (i < nk) {
-                gconv_impl_bww_tc_copy(P, &cg, &wk, swr);
+                gconv_impl_bww_tc_copy(P, &cg, &wk, swr, mq);
                 gconv_impl_bww_tc_next(P, &wk, BK);
             }
             swr += (unsigned)sbytes;
@@ -811,7 +817,7 @@ static __device__ __forceinline__ void gconv_impl_bww_tc_body(const gconv_impl_b
         gconv_impl_igemm_cp_wait(S - 2);
         __syncthreads();
         if (kt + S - 1 < nk) {
-            gconv_impl_bww_tc_copy(P, &cg, &wk, swr);
+            gconv_impl_bww_tc_copy(P, &cg, &wk, swr, mq);
             gconv_impl_bww_tc_next(P, &wk, BK);
         }
         gconv_impl_igemm_cp_commit();
@@ -1583,11 +1589,15 @@ static inline void gconv_impl_bww_fill(const gconv_problem *p, gconv_dtype dt, g
     P->si = gconv_in_strides(p);
     P->so = gconv_out_strides(p);
     P->sw = gconv_weight_strides(p);
+    P->wflat = P->sw.c == 1 && P->sw.s[2] == P->C && P->sw.s[1] == (int64_t)P->flt[2] * P->C &&
+               P->sw.s[0] == (int64_t)P->flt[1] * P->flt[2] * P->C && P->sw.k == P->Ncol &&
+               P->sw.g == (int64_t)P->K * P->Ncol;
 }
 
 /* TC kernel tiles (gconv_impl_tile order: BM, BN, BK, WARPS_M, WARPS_N, STAGES; 256 threads).
- * Kind 0, sw = 0: M = K, N = C * taps, for K > 64. Kinds 1-3, sw = 1: M = C * taps, N = K,
- * for K up to 64, 32, 16 (the narrow N tile wastes little of a small K). */
+ * Kind 0, sw = 0: M = K, N = C * taps, for K > 64 (a 256 x 128 tile, 64 x 64 per warp at one
+ * block per SM, measured slower: bench/NOTES.md). Kinds 1-3, sw = 1: M = C * taps, N = K, for
+ * K up to 64, 32, 16 (the narrow N tile wastes little of a small K). */
 #define GCONV_IMPL_BWW_TC_TILE0 (128, 128, GCONV_IMPL_BWW_TC_BK, 2, 4, GCONV_IMPL_BWW_TC_ST)
 #define GCONV_IMPL_BWW_TC_TILE1 (128, 64, GCONV_IMPL_BWW_TC_BK, 4, 2, GCONV_IMPL_BWW_TC_ST)
 #define GCONV_IMPL_BWW_TC_TILE2 (128, 32, GCONV_IMPL_BWW_TC_BK, 4, 2, GCONV_IMPL_BWW_TC_ST)
@@ -1826,11 +1836,17 @@ static inline void gconv_impl_bww_plan_tc(gconv_impl_bww_params *P, int kind, in
         sms = 80;
     P->mt = ((sw ? P->Ncol : P->K) + 127) / 128;
     P->nt = ((sw ? P->K : P->Ncol) + bn - 1) / bn;
-    /* about two resident blocks per SM (64 accumulators and 64-70 KB of shared memory each for
-     * the 128x128 tile; the narrow tiles fit more): enough splits for two waves of them, each
-     * split keeping at least 8 k-tiles */
-    P->splits = gconv_impl_bww_splits(user_split, (int64_t)P->G * P->mt * P->nt, KT, 8,
-                                      sms * (kind == 0 ? 4 : 8));
+    /* 128x128 tile (two resident blocks per SM: 64 accumulators a thread, 70 KB of shared
+     * memory): about two waves, at least 8 k-tiles a split; 128x64 / 128x32 (three per SM):
+     * about one wave, at least 2 k-tiles a split (small reductions want the parallelism);
+     * 128x16 (60 registers): about eight blocks per SM; deterministic mode at most 16 slabs.
+     * From the H200 split sweep in bench/NOTES.md: past that, splits cost more in reduction
+     * traffic than they win. */
+    P->splits = gconv_impl_bww_splits(user_split, (int64_t)P->G * P->mt * P->nt, KT,
+                                      kind == 0 ? 8 : 2,
+                                      sms * (kind == 0 ? 4 : kind == 3 ? 8 : 3));
+    if (det && user_split <= 0 && P->splits > 16)
+        P->splits = 16;
     P->ktc = (KT + P->splits - 1) / P->splits;
     P->splits = (KT + P->ktc - 1) / P->ktc;
     P->chunk = (int64_t)P->ktc * GCONV_IMPL_BWW_TC_BK;
