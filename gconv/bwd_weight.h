@@ -973,7 +973,7 @@ static __device__ __forceinline__ void gconv_impl_bww_dw_body(const gconv_impl_b
 #define GCONV_IMPL_BWW_DWR_MINB 3 /* blocks per SM the registers are capped for */
 #endif
 #ifndef GCONV_IMPL_BWW_DWR_CA
-#define GCONV_IMPL_BWW_DWR_CA 0 /* 1: input rows copied through L1 (cp.async.ca) */
+#define GCONV_IMPL_BWW_DWR_CA 1 /* 1: input rows copied through L1 (cp.async.ca), 0: .cg */
 #endif
 #define GCONV_IMPL_BWW_DWR_THREADS 128 /* most threads of a block */
 
