@@ -30,7 +30,9 @@
  *          of gconv/igemm_halo.h takes (K in {8, 16, 32}, C even and at most 32, fp16 / bf16,
  *          1D / 2D, CUDA): the forward direct kernels of gconv/direct_fwd.h (DW3 / FEWC) or
  *          the halo kernel run the equivalent forward convolution of d_out with the weights
- *          flipped and transposed by a pre-pass into the workspace (pads dil*(F-1) - pad).
+ *          flipped and transposed by a pre-pass into the workspace (pads dil*(F-1) - pad);
+ *          depthwise 3x3 (DW3) reads the user's weights in reverse tap order instead, with
+ *          no pre-pass (the workspace is then not touched).
  *          (GCONV_BWD_DATA_DW_VIA_FWD 0 leaves depthwise 3x3 to step 2.)
  *       2. C = 1 per group (depthwise, channel multipliers): direct kernels. NHWGC depthwise
  *          (C = K = 1) 3x3 with equal strides 1 or 2, no dilation, G a multiple of 4,
@@ -1042,6 +1044,18 @@ static inline int gconv_impl_bwdd_kind(const gconv_problem *p, gconv_dtype t, in
         hipError_t err_;                                                                         \
         if (!gconv_impl_bwdd_fwd_view(p, &q_))                                                   \
             return GCONV_ERR_UNSUPPORTED;                                                        \
+        /* depthwise: the weights, flipped, are already what DW3 reads (each group's taps are   \
+         * contiguous in either weight layout when C = K = 1), so DW3 reads them in reverse     \
+         * order and no pre-pass runs; otherwise (not DW3) the pre-pass below */                \
+        if (p->C == 1 && p->K == 1) {                                                            \
+            s_ = name##_fd_direct_launch_path(&q_, a->d_out, a->wei, a->d_in, e_, stream,        \
+                                              GCONV_IMPL_DIRECT_DW3 | GCONV_IMPL_DIRECT_FLIP);   \
+            if (s_ != GCONV_ERR_UNSUPPORTED)                                                     \
+                return s_ == GCONV_OK ? GCONV_OK                                                 \
+                                      : gconv_impl_fail(s_, why, len,                            \
+                                                        "the forward direct kernel failed: %s",  \
+                                                        gconv_status_string(s_));                \
+        }                                                                                        \
         memset(&wp_, 0, sizeof wp_);                                                             \
         if (!gconv_impl_bwdd_phases(p, &wp_.ph))                                                 \
             return GCONV_ERR_UNSUPPORTED;                                                        \

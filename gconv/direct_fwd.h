@@ -15,7 +15,8 @@
  *         runs p (already validated; epi never NULL) on stream s, asynchronously; any problem
  *         in any layout is accepted (the generic kernel takes what the fast ones cannot).
  *         GCONV_ERR_RUNTIME if the launch failed (hipGetLastError, no synchronisation).
- *     gconv_status name##_direct_launch_path(..., int path);
+ *     gconv_status name##_direct_launch_path(..., int path);   (path | GCONV_IMPL_DIRECT_FLIP:
+ *                                                               DW3 with reversed taps)
  *         the same with the kernel forced (gconv_impl_direct_path), for tests and benchmarks;
  *         GCONV_ERR_UNSUPPORTED if that kernel cannot take the problem.
  * and __global__ kernels named name##_*, so several instantiations share a translation unit.
@@ -118,6 +119,9 @@ typedef enum gconv_impl_direct_path {
     GCONV_IMPL_DIRECT_FEWC = 2,
     GCONV_IMPL_DIRECT_GENERIC = 3
 } gconv_impl_direct_path;
+/* Or'ed into the path of name_direct_launch_path: DW3 with its taps read in reverse order (the
+ * filter rotated by 180 degrees, as backward data needs); only DW3 takes it. */
+#define GCONV_IMPL_DIRECT_FLIP 0x100
 
 /* The FEWC instantiations: (C, K) per group, and whether groups go GV at a time (vector) or
  * one at a time (the scalar depthwise variant). Each comes plain (no D tensors) and general. */
@@ -300,6 +304,7 @@ typedef struct gconv_impl_dw_params {
                       * n, d, h, w strides aligned to the vector, h, w strides in bytes < 2^31 */
     unsigned dbc;    /* bit i: D tensor i does not depend on h, w (a bias): read once per item */
     long long items; /* work items: N*D * hchunks * wts * cvs */
+    int flip;        /* taps read in reverse order (backward data's flipped filter, no pre-pass) */
 } gconv_impl_dw_params;
 
 /* acc[px][v] += row[px*SW + kx][v] * tap[kx][v]: each input element is converted once and used
@@ -584,14 +589,15 @@ static __device__ __forceinline__ void gconv_impl_dw_body(const gconv_impl_dw_pa
                 for (int v = 0; v < VEC; v++)
 #pragma unroll
                     for (int t = 0; t < YX; t++)
-                        tap[t / X][t % X][v] = gconv_impl_raw_elem(tr, v * YX + t, dt);
+                        tap[t / X][t % X][v] =
+                            gconv_impl_raw_elem(tr, v * YX + (pp->flip ? YX - 1 - t : t), dt);
             } else {
 #pragma unroll
                 for (int v = 0; v < VEC; v++)
 #pragma unroll
                     for (int t = 0; t < YX; t++)
-                        tap[t / X][t % X][v] =
-                            gconv_impl_ld_elem(wei, (int64_t)(c0 + v) * YX + t, dt);
+                        tap[t / X][t % X][v] = gconv_impl_ld_elem(
+                            wei, (int64_t)(c0 + v) * YX + (pp->flip ? YX - 1 - t : t), dt);
             }
             for (int h = h0; h < h1; h++) {
                 const int mb = (h - h0) * SH; /* window row of the top of output row h */
@@ -1485,10 +1491,14 @@ static inline int gconv_impl_direct_fits(const gconv_problem *p)
         const gconv_epilogue *epi, hipStream_t s, int path)                                      \
     {                                                                                            \
         gconv_impl_direct_plan pl;                                                               \
+        const int flip_ = (path & GCONV_IMPL_DIRECT_FLIP) != 0;                                  \
         if (!p || !in || !wei || !out || !epi)                                                   \
             return GCONV_ERR_NULL;                                                               \
-        if (!gconv_impl_direct_plan_make(p, T, in, wei, out, epi, path, &pl))                    \
+        if (!gconv_impl_direct_plan_make(p, T, in, wei, out, epi,                                \
+                                         path & ~GCONV_IMPL_DIRECT_FLIP, &pl) ||                 \
+            (flip_ && pl.path != GCONV_IMPL_DIRECT_DW3))                                         \
             return GCONV_ERR_UNSUPPORTED;                                                        \
+        pl.dw.flip = flip_;                                                                      \
         switch (pl.path * 16 + pl.variant) {                                                     \
         case GCONV_IMPL_DIRECT_DW3 * 16 + 1: GCONV_IMPL_DW_LAUNCH(name, s1); break;              \
         case GCONV_IMPL_DIRECT_DW3 * 16 + 2: GCONV_IMPL_DW_LAUNCH(name, s2); break;              \
