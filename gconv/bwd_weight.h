@@ -964,13 +964,13 @@ static __device__ __forceinline__ void gconv_impl_bww_dw_body(const gconv_impl_b
 #define GCONV_IMPL_BWW_DWR_PD 2 /* output rows copied ahead (1..3) */
 #endif
 #ifndef GCONV_IMPL_BWW_DWR_TW1
-#define GCONV_IMPL_BWW_DWR_TW1 2 /* output columns per thread, stride 1 (at most 4) */
+#define GCONV_IMPL_BWW_DWR_TW1 4 /* output columns per thread, stride 1 (at most 4) */
 #endif
 #ifndef GCONV_IMPL_BWW_DWR_TW2
 #define GCONV_IMPL_BWW_DWR_TW2 2 /* output columns per thread, stride 2 (at most 4) */
 #endif
 #ifndef GCONV_IMPL_BWW_DWR_MINB
-#define GCONV_IMPL_BWW_DWR_MINB 3 /* blocks per SM the registers are capped for */
+#define GCONV_IMPL_BWW_DWR_MINB 2 /* blocks per SM the registers are capped for */
 #endif
 #ifndef GCONV_IMPL_BWW_DWR_CA
 #define GCONV_IMPL_BWW_DWR_CA 1 /* 1: input rows copied through L1 (cp.async.ca), 0: .cg */
