@@ -171,7 +171,6 @@ typedef struct gconv_impl_bww_params {
     int fk, fc, fchunks;  /* FEWC: k and c per thread chunk, chunks per group */
     int fvec;             /* FEWC: vector loads (C % fc == K % fk == 0, aligned pointers) */
     int fall;             /* FEWC: the all-taps kernel (FEWC4T) */
-    int tcx8;             /* TC: K % 8 == 4, d_out chunks copied as two 8-byte halves */
     int wflat;            /* d_wei packed as [g][k][tap][c] (GKYXC): flat index = offset */
     gconv_act_strides si, so;
     gconv_wei_strides sw;
@@ -714,7 +713,7 @@ static __device__ __forceinline__ void gconv_impl_bww_tc_copy(const gconv_impl_b
         if (i < mq && i < c->nx) {
             const unsigned char *x0 = (const unsigned char *)P->dout;
             const int v = rv && c->xok[i];
-            if (P->tcx8) { /* 8-byte halves: d_out's pixels are only 8-byte aligned */
+            if (P->K % 8) { /* 8-byte halves: d_out's pixels are only 8-byte aligned */
                 const int v1 = rv && c->xok[i] == 2;
                 gconv_impl_igemm_cp_async8(st + c->xs[i], v ? s->xp + c->xo[i] : x0, v);
                 gconv_impl_igemm_cp_async8(st + c->xs[i] + 8, v1 ? s->xp + c->xo[i] + 8 : x0, v1);
@@ -990,49 +989,6 @@ static inline GCONV_HD int gconv_impl_bww_dwr_vecs(int S)
     return (3 + GCONV_IMPL_BWW_DWR_PD * S) * SPAN + (GCONV_IMPL_BWW_DWR_PD + 1) * TW;
 }
 
-/* 16 bytes global -> shared: cp.async where available (lands later: see
- * gconv_impl_bww_cp_wait), else a plain load and store. ok = 0 stores zeros and reads nothing
- * (src must still be a valid address). The "memory" clobbers keep the compiler from moving
- * the thread's own ring reads across the copies and waits (no barrier orders them). */
-static __device__ __forceinline__ void gconv_impl_bww_cp16(uint4 *dst, const unsigned char *src,
-                                                           int ok, const int l1)
-{
-#if GCONV_IMPL_IGEMM_CP_ASYNC
-    if (l1)
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(
-                         gconv_impl_igemm_smem_addr(dst)),
-                     "l"(src), "r"(ok ? 16 : 0)
-                     : "memory");
-    else
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
-                         gconv_impl_igemm_smem_addr(dst)),
-                     "l"(src), "r"(ok ? 16 : 0)
-                     : "memory");
-#else
-    uint4 v;
-    (void)l1;
-    v.x = v.y = v.z = v.w = 0u;
-    if (ok)
-        v = *(const uint4 *)src;
-    *dst = v;
-#endif
-}
-
-/* commit / wait of gconv/igemm.h, with a compiler barrier: the thread's own ring reads must
- * not move across them (no __syncthreads orders these per-thread rings). */
-static __device__ __forceinline__ void gconv_impl_bww_cp_commit(void)
-{
-    gconv_impl_igemm_cp_commit();
-    asm volatile("" ::: "memory");
-}
-
-/* Wait until at most n (a constant) of this thread's newest copy groups are in flight. */
-static __device__ __forceinline__ void gconv_impl_bww_cp_wait(const int n)
-{
-    gconv_impl_igemm_cp_wait(n);
-    asm volatile("" ::: "memory");
-}
-
 /* Copy `cols` vectors of one row into the ring at dst (vector j at dst[j * nth]): element
  * offset off0 + j * cs of tensor t, where bit j of mask says the column exists and rowok the
  * row; zeros elsewhere. off0 may point outside the tensor (left padding): it is only formed
@@ -1048,7 +1004,11 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_row(uint4 *dst, int nt
     for (j = 0; j < cols; j++) {
         const int ok = rowok && ((mask >> j) & 1u);
         const int64_t off = ok ? off0 + (int64_t)j * cs : 0;
-        gconv_impl_bww_cp16(dst + j * nth, t + off * es, ok, l1);
+        const char *src = (const char *)t + off * es;
+        if (l1)
+            gconv_impl_cp16_ca(dst + j * nth, src, ok);
+        else
+            gconv_impl_cp16(dst + j * nth, src, ok);
     }
 }
 
@@ -1138,7 +1098,7 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
                     gconv_impl_bww_dwr_row(dr + k * TW * nth, nth, dout,
                                            ob + (int64_t)k * P->so.s[1], P->so.s[2], 1, omask,
                                            es, TW, 0);
-                gconv_impl_bww_cp_commit();
+                gconv_impl_cp_commit();
             }
             /* step k (rows past the item: the last 2 / S steps only finish its input rows):
              * d_out row k enters the window o (o[d] = d_out row k - d, zeros outside the
@@ -1146,7 +1106,7 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
              * they feed (m = (k - d) * S + ky) and die */
             for (k = 0; k < nrow + 2 / S; k++) {
                 /* groups 0 .. k have landed; k + 1 .. k + PD may still fly */
-                gconv_impl_bww_cp_wait(PD);
+                gconv_impl_cp_wait(PD);
 #pragma unroll
                 for (a = 2; a > 0; a--)
 #pragma unroll
@@ -1212,14 +1172,14 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
                         gconv_impl_bww_dwr_row(dr + ds * TW * nth, nth, dout,
                                                ob + (int64_t)kn * P->so.s[1], P->so.s[2], 1,
                                                omask, es, TW, 0);
-                    gconv_impl_bww_cp_commit();
+                    gconv_impl_cp_commit();
                 }
                 sb = sb + S < NR ? sb + S : sb + S - NR;
                 ds = ds + 1 == ND ? 0 : ds + 1;
             }
         }
     }
-    gconv_impl_bww_cp_wait(0);
+    gconv_impl_cp_wait(0);
     __syncthreads(); /* every thread is done with its ring: reuse the memory for the sums */
 #pragma unroll
     for (a = 0; a < 9; a++)
@@ -1850,7 +1810,6 @@ static inline void gconv_impl_bww_plan_tc(gconv_impl_bww_params *P, int kind, in
     P->ktc = (KT + P->splits - 1) / P->splits;
     P->splits = (KT + P->ktc - 1) / P->ktc;
     P->chunk = (int64_t)P->ktc * GCONV_IMPL_BWW_TC_BK;
-    P->tcx8 = P->K % 8 != 0;
     gconv_impl_bww_set_mode(P, det);
 }
 
@@ -2154,16 +2113,16 @@ static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
         if (tck_ >= 0)                                                                           \
             gconv_impl_bww_plan_tc(&(P), tck_, (a)->split_k, (a)->deterministic);                \
         if (tck_ == 0)                                                                           \
-            GCONV_IMPL_BWW_GEMM_LAUNCH(name##_tc0, name##_fin, GCONV_F16,                        \
+            GCONV_IMPL_BWW_GEMM_LAUNCH(name##_tc0, name##_fin, T,                                \
                                        GCONV_IMPL_BWW_TC_TILE0, P, a, stream, why, len);         \
         if (tck_ == 1)                                                                           \
-            GCONV_IMPL_BWW_GEMM_LAUNCH(name##_tc1, name##_fin, GCONV_F16,                        \
+            GCONV_IMPL_BWW_GEMM_LAUNCH(name##_tc1, name##_fin, T,                                \
                                        GCONV_IMPL_BWW_TC_TILE1, P, a, stream, why, len);         \
         if (tck_ == 2)                                                                           \
-            GCONV_IMPL_BWW_GEMM_LAUNCH(name##_tc2, name##_fin, GCONV_F16,                        \
+            GCONV_IMPL_BWW_GEMM_LAUNCH(name##_tc2, name##_fin, T,                                \
                                        GCONV_IMPL_BWW_TC_TILE2, P, a, stream, why, len);         \
         if (tck_ == 3)                                                                           \
-            GCONV_IMPL_BWW_GEMM_LAUNCH(name##_tc3, name##_fin, GCONV_F16,                        \
+            GCONV_IMPL_BWW_GEMM_LAUNCH(name##_tc3, name##_fin, T,                                \
                                        GCONV_IMPL_BWW_TC_TILE3, P, a, stream, why, len);         \
     } while (0)
 

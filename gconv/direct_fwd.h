@@ -349,6 +349,20 @@ static __device__ __forceinline__ void gconv_impl_cp16(uint4 *dst, const char *s
 #endif
 }
 
+/* The same through L1 (cp.async.ca), for rings whose halo columns neighbouring threads read
+ * again soon (the backward-weight DWR kernel). */
+static __device__ __forceinline__ void gconv_impl_cp16_ca(uint4 *dst, const char *src, int ok)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned sa = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(sa), "l"(src),
+                 "r"(ok ? 16 : 0)
+                 : "memory");
+#else
+    gconv_impl_cp16(dst, src, ok);
+#endif
+}
+
 static __device__ __forceinline__ void gconv_impl_cp_commit(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
