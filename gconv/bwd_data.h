@@ -27,8 +27,9 @@
  *       picks the algorithm at run time, in this order:
  *       1. NHWGC, all strides 1, pads at most the dilated filter span, and depthwise
  *          (C = K = 1) or C = K = 4 per group, or a forward view the halo tensor-core kernel
- *          of gconv/igemm_halo.h takes (K in {8, 16, 32}, C even and at most 32, fp16 / bf16,
- *          1D / 2D, CUDA): the forward direct kernels of gconv/direct_fwd.h (DW3 / FEWC) or
+ *          of gconv/igemm_halo.h takes (K in {8, 16, 32}, C even and at most 32, or C = K = 4
+ *          with G even; fp16 / bf16, 1D / 2D, CUDA): the halo kernel where it plans, else the
+ *          forward direct kernels of gconv/direct_fwd.h (DW3 / FEWC); either
  *          the halo kernel run the equivalent forward convolution of d_out with the weights
  *          flipped and transposed by a pre-pass into the workspace (pads dil*(F-1) - pad);
  *          depthwise 3x3 (DW3) reads the user's weights in reverse tap order instead, with
@@ -767,9 +768,12 @@ static inline int gconv_impl_bwdd_fd_route(const gconv_problem *p, gconv_dtype t
         return 0;
     /* few channels per group whose forward view the halo kernel takes (pointers not known
      * here: the launcher checks their alignment and falls back to the GEMM) */
-    if (p->C != 1 && p->C != 4 && gconv_impl_bwdd_fwd_view(p, &q)) {
+    if (p->C != 1 && gconv_impl_bwdd_fwd_view(p, &q)) {
         gconv_impl_halo_params H;
-        return GCONV_FWD_HALO && gconv_impl_halo_plan(&q, t, NULL, NULL, NULL, NULL, &H);
+        if (GCONV_FWD_HALO && gconv_impl_halo_plan(&q, t, NULL, NULL, NULL, NULL, &H))
+            return 1;
+        if (p->C != 4)
+            return 0;
     }
     if (!((GCONV_BWD_DATA_DW_VIA_FWD && p->C == 1 && p->K == 1) || (p->C == 4 && p->K == 4)))
         return 0;
@@ -1059,11 +1063,11 @@ static inline int gconv_impl_bwdd_kind(const gconv_problem *p, gconv_dtype t, in
         memset(&wp_, 0, sizeof wp_);                                                             \
         if (!gconv_impl_bwdd_phases(p, &wp_.ph))                                                 \
             return GCONV_ERR_UNSUPPORTED;                                                        \
-        halo_ = GCONV_FWD_HALO && p->C != 1 && p->C != 4 &&                                      \
+        halo_ = GCONV_FWD_HALO && p->C != 1 &&                                                   \
                 gconv_impl_halo_plan(&q_, T, a->d_out, a->workspace, a->d_in, e_, &H_);          \
         if (p->C != 1 && p->C != 4 && !halo_)                                                    \
             return GCONV_ERR_UNSUPPORTED; /* misaligned pointers: the GEMM takes it */           \
-        if (p->C == 4) {                                                                         \
+        if (p->C == 4 && !halo_) {                                                               \
             gconv_impl_direct_plan pl_;                                                          \
             if (!gconv_impl_direct_plan_make(&q_, T, a->d_out, a->workspace, a->d_in, e_,        \
                                              GCONV_IMPL_DIRECT_FEWC, &pl_))                      \

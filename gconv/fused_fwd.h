@@ -1044,18 +1044,10 @@ static __device__ __forceinline__ float gconv_impl_fused_mid_apply(const gconv_e
  * shared-memory limit is raised first (as the launch will). */
 static inline int gconv_impl_fused_occupancy(const void *k, int threads, int smem)
 {
-    int n = 0;
     unsigned done = 0;
     if (gconv_impl_fwd_smem_attr(k, GCONV_IMPL_SMEM_MAX, &done) != GCONV_OK)
         return 0;
-#if defined(GCONV_PLATFORM_CUDA)
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, threads, (size_t)smem) != cudaSuccess)
-        return 0;
-#else
-    if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, threads, (size_t)smem) != hipSuccess)
-        return 0;
-#endif
-    return n;
+    return gconv_impl_occupancy(k, threads, smem);
 }
 
 /* Launch kernel k on blocks_ x threads_ with smem_ bytes of dynamic shared memory and the

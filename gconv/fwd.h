@@ -16,7 +16,8 @@
  *       picks the algorithm by shape at run time, in this order:
  *       1. (CUDA; unless GCONV_FWD_HALO is defined to 0) the halo-tile tensor-core kernel of
  *          gconv/igemm_halo.h for few channels per group: NHWGC / GKYXC, fp16 / bf16, 1D / 2D,
- *          stride 1, C in {8, 16, 32}, K even and at most 32;
+ *          stride 1, C in {8, 16, 32} with K even and at most 32, or C = K = 4 with G even
+ *          (pairs of groups on block-diagonal weights); a persistent grid;
  *       2. the direct kernels of gconv/direct_fwd.h where its _direct_fits says so (depthwise);
  *       3. its FEWC kernel for C = K = 4 in NHWGC (when it accepts the problem);
  *       4. the implicit GEMM of gconv/igemm.h: with 16-byte gathers (NHWGC / GNHWC + GKYXC, C a
@@ -842,8 +843,9 @@ static inline int gconv_impl_fwd_pick(int64_t M, int N, int G, int sms)
 #define GCONV_IMPL_HAS_TF32(T) GCONV_IMPL_AND(GCONV_IMPL_ISF32(T), GCONV_IMPL_FWD_TF32)
 
 /* GCONV_FWD_HALO (default 1): let GCONV_FWD take the halo-tile tensor-core kernel of
- * gconv/igemm_halo.h for few channels per group (C in {8, 16, 32}, K even and <= 32, stride 1,
- * NHWGC fp16 / bf16); define it to 0 to send those problems to the implicit GEMM. */
+ * gconv/igemm_halo.h for few channels per group (C in {8, 16, 32} with K even and <= 32, or
+ * C = K = 4 with G even; stride 1, NHWGC fp16 / bf16); define it to 0 to send those problems to
+ * the direct FEWC kernel (C = K = 4) or the implicit GEMM. */
 #ifndef GCONV_FWD_HALO
 #define GCONV_FWD_HALO 1
 #endif
@@ -899,6 +901,21 @@ static inline gconv_status gconv_impl_fwd_smem_attr(const void *k, int bytes, un
     return GCONV_OK;
 }
 
+/* Blocks of kernel k (threads, smem bytes of dynamic shared memory) resident on one SM at
+ * once, 0 if it cannot be asked. Raise the kernel's shared-memory limit first. */
+static inline int gconv_impl_occupancy(const void *k, int threads, int smem)
+{
+    int n = 0;
+#if defined(GCONV_PLATFORM_CUDA)
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, threads, (size_t)smem) != cudaSuccess)
+        return 0;
+#else
+    if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, threads, (size_t)smem) != hipSuccess)
+        return 0;
+#endif
+    return n;
+}
+
 /* Launch kernel k with tile TILE over the whole problem. */
 #define GCONV_IMPL_FWD_LAUNCH_ONE(k, T, TILE, P, stream, why, len)                               \
     do {                                                                                         \
@@ -928,19 +945,27 @@ static inline gconv_status gconv_impl_fwd_smem_attr(const void *k, int bytes, un
         return GCONV_OK;                                                                         \
     } while (0)
 
-/* Launch the halo kernel k for a planned problem. */
+/* Launch the halo kernel k for a planned problem: a persistent grid of as many blocks as
+ * fit on the device (the occupancy of the last shared-memory size asked is remembered). */
 #define GCONV_IMPL_HALO_LAUNCH(k, p, H, stream, why, len)                                        \
     do {                                                                                         \
         static unsigned gconv_impl_done_ = 0;                                                    \
+        static int gconv_impl_occ_smem_ = -1, gconv_impl_occ_ = 0;                               \
         const int smem_ = gconv_impl_halo_smem(&(H));                                            \
-        const int64_t blocks_ = gconv_impl_halo_blocks(p, &(H));                                 \
         hipError_t e_;                                                                           \
         /* the size varies per problem: raise the limit once to the most any plan uses */       \
         if (gconv_impl_fwd_smem_attr((const void *)k, GCONV_IMPL_HALO_SMEM_LIMIT,               \
                                      &gconv_impl_done_) != GCONV_OK)                             \
             return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                                  \
                                    "cannot raise the shared-memory limit to %d bytes", smem_);   \
-        hipLaunchKernelGGL(k, dim3((unsigned)blocks_), dim3(GCONV_IMPL_HALO_THREADS),            \
+        if (gconv_impl_occ_smem_ != smem_) {                                                     \
+            gconv_impl_occ_ = gconv_impl_occupancy((const void *)k, GCONV_IMPL_HALO_THREADS,     \
+                                                   smem_);                                       \
+            gconv_impl_occ_smem_ = smem_;                                                        \
+        }                                                                                        \
+        gconv_impl_halo_grid(&(H), gconv_impl_occ_);                                             \
+        (void)(p);                                                                               \
+        hipLaunchKernelGGL(k, dim3((unsigned)(H).blocks), dim3(GCONV_IMPL_HALO_THREADS),         \
                            (size_t)smem_, stream, H);                                            \
         e_ = hipGetLastError();                                                                  \
         if (e_ != hipSuccess)                                                                    \

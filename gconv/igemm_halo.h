@@ -1,41 +1,61 @@
 /* gconv/igemm_halo.h: forward grouped convolution for few channels per group, on tensor cores,
- * from an input tile with its halo held in shared memory (the ResNeXt case: 8 to 32 channels
- * per group, where an im2col GEMM reads every input pixel once per tap through L2; for
- * C = K = 4 the direct FEWC kernel measured faster, C = 64 is left to the implicit GEMM).
+ * from an input tile with its halo held in shared memory (the ResNeXt case: 4 to 32 channels
+ * per group, where an im2col GEMM reads every input pixel once per tap through L2; C = 64 is
+ * left to the implicit GEMM).
  *
  * Scope (gconv_impl_halo_plan says whether a problem fits; everything else takes the implicit
  * GEMM of gconv/igemm.h or a direct kernel): NHWGC input and output, GKYXC weights, 1D or 2D,
- * fp16 / bf16, stride 1, any filter size, dilation and padding, C in {8, 16, 32}, K even
- * and at most 32, in / wei / out 16-byte aligned, fewer than 2^31 elements per tensor, CUDA
- * sm_80+ (mma.sync).
+ * fp16 / bf16, stride 1, any filter size, dilation and padding, C in {8, 16, 32} with K even
+ * and at most 32, or C = K = 4 with an even group count; in / wei / out 16-byte aligned, fewer
+ * than 2^31 elements per tensor, CUDA sm_80+ (mma.sync).
  *
- * The block. One block computes R full output rows (a band) of one image for a chunk of
- * GB = 64 / C consecutive groups (64 input channels: 128 contiguous bytes per pixel). Stride 1
- * makes every tap a constant shift of a flattened tile: with Wp = OW + (X - 1) * dw columns,
- * the halo tile holds input rows oh0 - ph .. and columns -pw .. -pw + Wp - 1 as pixels
- * p = hr * Wp + hc (zero outside the image), and the "virtual" output pixel q = r * Wp + c
- * (r < R, any c < Wp) reads tap (ty, tx) at p = q + ty * dh * Wp + tx * dw. Columns c >= OW
- * are computed and thrown away ((X - 1) * dw / OW of the work; tensor cores have it to spare).
- * The per-group GEMM is then D[q][k] = sum over kk = tap * C + c of A[q][kk] * B[kk][k] with
- * A[q][kk] = halo[q + toff(tap)][g*C + c] and B[kk][k] = wei[g][k][kk] (GKYXC keeps a (g, k)
- * row's taps * C elements contiguous, in exactly this kk order). With C >= 8 every 8 columns
- * of a k-step of 16 belong to one tap: one 16-byte ldmatrix row.
+ * Work units. A unit is R full output rows (a band) of one image for a chunk of GB = 64 / C
+ * consecutive groups (64 input channels: 128 contiguous bytes per pixel). The grid is
+ * persistent: each block takes a contiguous range of units, ordered chunk, image, band (band
+ * fastest), so a block keeps its chunk's weights in shared memory across units and reloads
+ * them only where its range crosses into the next chunk. The halo tile is double-buffered:
+ * while the warps compute unit u from one buffer, cp.async fills the other with unit u + 1's
+ * halo (one barrier per unit). Where the chunk changes, the block waits, then loads weights and
+ * halo together.
  *
- * Shared memory: halo [P pixels][64 channels + 8 pad] (144-byte rows: the 8 rows of an
- * ldmatrix, 8 consecutive pixels, fall in 8 distinct 16-byte bank groups); weights
+ * Stride 1 makes every tap a constant shift of a flattened tile: with Wp = OW + (X - 1) * dw
+ * columns, the halo tile holds input rows oh0 - ph .. and columns -pw .. -pw + Wp - 1 as
+ * pixels p = hr * Wp + hc (zero outside the image), and the "virtual" output pixel
+ * q = r * Wp + c (r < R, any c < Wp) reads tap (ty, tx) at p = q + ty * dh * Wp + tx * dw.
+ * Columns c >= OW are computed and thrown away ((X - 1) * dw / OW of the work; tensor cores
+ * have it to spare). The per-group GEMM is then D[q][k] = sum over kk = tap * C + c of
+ * A[q][kk] * B[kk][k] with A[q][kk] = halo[q + toff(tap)][g*C + c] and B[kk][k] =
+ * wei[g][k][kk] (GKYXC keeps a (g, k) row's taps * C elements contiguous, in exactly this kk
+ * order). With C >= 8 every 8 columns of a k-step of 16 belong to one tap: one 16-byte
+ * ldmatrix row.
+ *
+ * C = K = 4 ("pair" mode): the kernel sees G / 2 groups of C = K = 8, each a pair of the
+ * problem's groups (their 8 input and 8 output channels are adjacent in NHWGC), with the
+ * block-diagonal weights B[tap * 8 + 4 * i + c][4 * j + k] = (i == j) ? wei[2 g' + j][k][tap][c]
+ * : 0 built in shared memory; half the mma work is zeros, which these memory-bound shapes can
+ * afford. The epilogue function receives the problem's own group and channel.
+ *
+ * Shared memory: two halo buffers [P pixels][64 channels + 8 pad] (144-byte rows: the 8 rows of
+ * an ldmatrix, 8 consecutive pixels, fall in 8 distinct 16-byte bank groups); weights
  * [GB * NT * 8 rows][KS * 16 + 8] (KS = ceil(taps * C / 16) k-steps; rows k >= K and the
  * padding are zero; the odd number of 16-byte chunks per row keeps B's ldmatrix conflict-free);
- * per-lane ldmatrix offsets of every k-step; per virtual pixel its output offset (-1: thrown
- * away) and position. Everything is loaded once per block by 16-byte cp.async with zero fill.
+ * per-lane ldmatrix offsets of every k-step (the common 3x3 shapes keep them in registers and
+ * unroll the k loop); per virtual pixel its output offset within the band (-1: a column thrown
+ * away); per halo pixel its input offset and row (the copies' addresses). Halo and weights
+ * arrive by cp.async with zero fill; the tables are built once per block.
  *
  * The math. A warp takes work items (group, MT consecutive 16-pixel m-tiles) and, for each
  * k-step, loads B for NT = ceil(K / 8) n-tiles (NT 1, 2 or 4, rounded up) and, per m-tile,
  * A with one ldmatrix.x4 straight from the halo (each lane addresses its own pixel and tap),
- * then issues MT x NT m16n8k16 mma.sync with MT = 4 / NT. The epilogue applies the epilogue
- * function per element and stores pairs of output channels (32-bit) straight from the
- * accumulators; the plain store skips the function.
+ * then issues MT x NT m16n8k16 mma.sync with MT = 4 / NT. The epilogue stores pairs of output
+ * channels (32-bit) straight from the accumulators: the plain store as is; the built-in
+ * epilogue with every D tensor in the output's layout (a residual) reads D's words at the
+ * same index (one D: loaded before the math, so the load overlaps it); anything else (a bias,
+ * other strides, a user op) calls the epilogue function per element from a rolled loop, so
+ * its code exists once.
  *
- * Used by gconv/fwd.h (GCONV_FWD dispatch); needs a HIP or CUDA compiler.
+ * Used by gconv/fwd.h (GCONV_FWD dispatch) and gconv/bwd_data.h (stride-1 backward data as a
+ * forward convolution); needs a HIP or CUDA compiler.
  */
 #ifndef GCONV_IGEMM_HALO_H
 #define GCONV_IGEMM_HALO_H
@@ -43,11 +63,19 @@
 #include "igemm.h"
 
 #define GCONV_IMPL_HALO_THREADS 256
-#define GCONV_IMPL_HALO_MIN_BLOCKS 3         /* per SM: caps registers at 85 per thread */
+#ifndef GCONV_IMPL_HALO_MIN_BLOCKS
+#define GCONV_IMPL_HALO_MIN_BLOCKS 2          /* per SM: caps registers at 128 per thread */
+#endif
 #define GCONV_IMPL_HALO_PS 144                /* bytes per halo pixel: 64 channels + 8 pad */
-#define GCONV_IMPL_HALO_MAX_SMEM (100 * 1024) /* halo + weights + tables, at most */
+#define GCONV_IMPL_HALO_MAX_SMEM (110 * 1024) /* two halos + weights + tables, at most */
 #define GCONV_IMPL_HALO_MAX_TAPS 1024
-#define GCONV_IMPL_HALO_TARGET 160            /* virtual output pixels per block, about */
+#define GCONV_IMPL_HALO_KO_MAX 9              /* most k-steps with A offsets in registers */
+/* virtual output pixels per work unit, at most (a knob: smaller units balance the persistent
+ * blocks better, larger ones re-read fewer halo rows; 128 measured best on H200 among 64, 96,
+ * 128 and the earlier 160, see bench/NOTES.md) */
+#ifndef GCONV_IMPL_HALO_TARGET
+#define GCONV_IMPL_HALO_TARGET 128
+#endif
 
 typedef struct gconv_impl_halo_params {
     const void *in;
@@ -55,17 +83,20 @@ typedef struct gconv_impl_halo_params {
     void *out;
     gconv_epilogue epi;
     int plain;               /* epilogue is alpha 1, no D tensors, no activation */
-    int G, C, lc, K, GB;     /* channels per group, log2 C, groups per block */
-    int H, W, OH, OW;        /* input and output sizes (1D: H = OH = 1) */
+    int dsame;               /* every D tensor has the output's strides, 4-byte aligned */
+    int pair;                /* C = K = 4: each kernel group is a pair of the problem's groups */
+    int G, C, lc, K, GB;     /* kernel groups, their channels, log2 C, K, groups per chunk */
+    int N, H, W, OH, OW;     /* images, input and output sizes (1D: H = OH = 1) */
     int Y, X, dh, dw, ph, pw;
     int taps, TC, KS;        /* filter taps, taps * C, k-steps of 16 */
-    int R, Wp, mtiles, NT, MT, MTP; /* band rows, tile width, m-tiles, n-tiles, m-tiles per
-                                       item, items per group */
+    int R, Wp, NT, MT, MTP;  /* band rows, tile width, n-tiles, m-tiles per item, items per
+                                group */
     int P;                   /* halo pixels (with slack for the last m-tile's taps) */
     int Q;                   /* virtual output pixels covered by the items */
     int wrow;                /* weight row length in shared memory (elements) */
-    int bands, bg;           /* blocks along output rows and along group chunks */
-    int halo_bytes, w_bytes; /* shared-memory offsets: weights, then the tap table */
+    int bands, bg;           /* row bands per image, group chunks */
+    int units, blocks;       /* work units (chunk, image, band); persistent blocks launched */
+    int halo_bytes, w_bytes; /* one halo buffer; the weights */
     int in_n, in_h, in_w;    /* input strides of n, h, w (elements) */
     int out_n, out_h, out_w;
 } gconv_impl_halo_params;
@@ -100,12 +131,140 @@ static __device__ __forceinline__ unsigned gconv_impl_halo_pack(float v0, float 
 }
 #endif
 
-/* The items of one block for NT n-tiles (a literal: 1, 2 or 4) and MT = 4 / NT m-tiles per
- * item, so that every loop unrolls and the accumulators stay in registers. */
+#if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
+/* The two elements of T in a 32-bit word, as floats. */
+static __device__ __forceinline__ void gconv_impl_halo_unpack(unsigned x, gconv_dtype dt, float *f0,
+                                                              float *f1)
+{
+    if (dt == GCONV_F16) {
+        gconv_f16 h0, h1;
+        h0.bits = (unsigned short)(x & 0xffffu), h1.bits = (unsigned short)(x >> 16);
+        *f0 = gconv_impl_to_float_f16(h0), *f1 = gconv_impl_to_float_f16(h1);
+    } else {
+        *f0 = __uint_as_float(x << 16), *f1 = __uint_as_float(x & 0xffff0000u);
+    }
+}
+
+/* The built-in epilogue (gconv_impl_epilogue_apply) on output channels k, k + 1 of group g at
+ * (n, h, w), packed: one D offset per pair, and one 32-bit load for both elements where the D
+ * tensor's channels are contiguous and the pair is 4-byte aligned (a residual in the output's
+ * layout), two 16-bit loads otherwise. */
+static __device__ __forceinline__ unsigned gconv_impl_halo_epi_pair(const gconv_epilogue *e,
+                                                                    gconv_dtype dt, float v0,
+                                                                    float v1, int g, int n, int k,
+                                                                    int h, int w)
+{
+    float y0 = e->alpha * v0, y1 = e->alpha * v1;
+    int i;
+    for (i = 0; i < e->num_d; i++) {
+        const unsigned short *d = (const unsigned short *)e->d[i].data;
+        const int64_t o = gconv_act_offset(&e->d[i].strides, g, n, k, 0, h, w);
+        const int64_t sc = e->d[i].strides.c;
+        float d0, d1;
+        gconv_impl_halo_unpack(sc == 1 && ((uintptr_t)(d + o) & 3) == 0
+                                   ? *(const unsigned *)(d + o)
+                                   : (unsigned)d[o] | ((unsigned)d[o + sc] << 16),
+                               dt, &d0, &d1);
+        y0 += e->beta[i] * d0, y1 += e->beta[i] * d1;
+    }
+    return gconv_impl_halo_pack(gconv_act_apply(e->act, y0), gconv_act_apply(e->act, y1), dt);
+}
+#endif
+
+#if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
+/* One k-step of an item: B of NT n-tiles from the weight rows at bs, A of MT = 4 / NT m-tiles
+ * from the halo at a0 (16 pixels further per m-tile), MT x NT mma into acc. tail: the k-step's
+ * second 8 columns lie past taps * C (their A registers are zeroed). */
+static __device__ __forceinline__ void gconv_impl_halo_kstep(float (*acc)[4][4], unsigned bs,
+                                                             unsigned a0, int wrow2, int tail,
+                                                             gconv_dtype dt, const int NT)
+{
+    const int MT = 4 / NT;
+    unsigned b[4][2];
+    int mt, nt;
+    if (NT == 1) {
+        unsigned t2[2];
+        gconv_impl_igemm_ldsm_x2(bs, t2);
+        b[0][0] = t2[0], b[0][1] = t2[1];
+    } else {
+#pragma unroll
+        for (nt = 0; nt < NT; nt += 2) {
+            unsigned t4[4];
+            gconv_impl_igemm_ldsm_x4(bs + nt * 8 * wrow2, t4);
+            b[nt][0] = t4[0], b[nt][1] = t4[1], b[nt + 1][0] = t4[2], b[nt + 1][1] = t4[3];
+        }
+    }
+#pragma unroll
+    for (mt = 0; mt < MT; mt++) {
+        unsigned a[4];
+        gconv_impl_igemm_ldsm_x4(a0 + mt * 16 * GCONV_IMPL_HALO_PS, a);
+        if (tail)
+            a[2] = a[3] = 0u;
+#pragma unroll
+        for (nt = 0; nt < NT; nt++)
+            gconv_impl_halo_mma(acc[mt][nt], a, b[nt], dt);
+    }
+}
+#endif
+
+#if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
+/* The stores of an item from its accumulators (see gconv_impl_halo_items): FAST 0 the plain
+ * store; FAST 1 the built-in epilogue with every D tensor in the output's layout, whose word
+ * is the output word's index from D's base (the plan checked strides and 4-byte alignment;
+ * with one D, dv holds the item's words, loaded before the math). */
+static __device__ __forceinline__ void gconv_impl_halo_store(const gconv_impl_halo_params *P,
+                                                             gconv_dtype dt, float (*acc)[4][4],
+                                                             const unsigned *dv, unsigned *og,
+                                                             const int *pixrel, int m0, int r8,
+                                                             int q2, int qlim, const int NT,
+                                                             const int FAST)
+{
+    const int MT = 4 / NT, K = P->K;
+    const int64_t wo = og - (unsigned *)P->out;
+    int mt, nt, e, i;
+#pragma unroll
+    for (mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (e = 0; e < 4; e += 2) {
+            const int q = m0 + mt * 16 + r8 + (e ? 8 : 0);
+            const int po = pixrel[q];
+            if (po < 0 || q >= qlim)
+                continue;
+#pragma unroll
+            for (nt = 0; nt < NT; nt++) {
+                float y0 = acc[mt][nt][e], y1 = acc[mt][nt][e + 1];
+                if (nt * 8 + q2 >= K)
+                    continue;
+                if (FAST) {
+                    y0 *= P->epi.alpha, y1 *= P->epi.alpha;
+                    for (i = 0; i < P->epi.num_d; i++) {
+                        float d0, d1;
+                        gconv_impl_halo_unpack(
+                            P->epi.num_d == 1
+                                ? dv[(mt * 2 + e / 2) * NT + nt]
+                                : ((const unsigned *)P->epi.d[i].data)[wo + (unsigned)po + nt * 4],
+                            dt, &d0, &d1);
+                        y0 += P->epi.beta[i] * d0, y1 += P->epi.beta[i] * d1;
+                    }
+                    y0 = gconv_act_apply(P->epi.act, y0), y1 = gconv_act_apply(P->epi.act, y1);
+                }
+                og[(unsigned)po + nt * 4] = gconv_impl_halo_pack(y0, y1, dt);
+            }
+        }
+}
+#endif
+
+/* The items of one unit for NT n-tiles (a literal: 1, 2 or 4) and MT = 4 / NT m-tiles per
+ * item, so that every loop unrolls and the accumulators stay in registers. KSL: 0, or the
+ * k-step count as a literal (the common 3x3 shapes): the k loop then unrolls completely and
+ * takes the lanes' A offsets from ko (registers, loaded once per block) instead of shared
+ * memory. halo: this unit's halo buffer; ob2: output offset of (image n, band row 0) in 32-bit
+ * words; qlim: virtual pixels of the band's rows (rows * Wp). */
 static __device__ __forceinline__ void gconv_impl_halo_items(
-    const gconv_impl_halo_params *P, gconv_dtype dt, gconv_impl_epi_fn epi, int plain,
-    const unsigned char *smem, const unsigned char *wsm, const int *offs, const int *pixoff,
-    const int *pixrc, int n, int oh0, int g0, int gv, const int NT)
+    const gconv_impl_halo_params *P, gconv_dtype dt, gconv_impl_epi_fn epi, int plain, int fastd,
+    const unsigned char *halo, const unsigned char *wsm, const int *offs, const int *ko,
+    const int *pixrel, int n, int oh0, int qlim, int ob2, int g0, int gv, const int NT,
+    const int KSL)
 {
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
     const int MT = 4 / NT;
@@ -113,20 +272,40 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
     const int r8 = lane >> 2, q2 = (lane & 3) * 2;
     const int C = P->C, K = P->K, wrow2 = P->wrow * 2, mtp = P->MTP;
     const int items = gv * mtp, ksf = P->TC & 15 ? P->TC >> 4 : -1, ksteps = P->KS;
-    const int nbase = n * P->out_n;
-    const unsigned sbase = gconv_impl_igemm_smem_addr(smem), wbase_s = gconv_impl_igemm_smem_addr(wsm);
-    int it;
+    const unsigned sbase = gconv_impl_igemm_smem_addr(halo), wbase_s = gconv_impl_igemm_smem_addr(wsm);
+    /* this lane's output words: channel pair q2 / 2 of every n-tile's 4 */
+    unsigned *out = (unsigned *)P->out + ob2 + (q2 >> 1);
+    int it, gl = warp / mtp, mi = warp - gl * mtp;
     for (it = warp; it < items; it += GCONV_IMPL_HALO_THREADS / 32) {
-        const int gl = it / mtp, m0 = (it - gl * mtp) * MT * 16;
+        /* item it = (group gl, m-tiles from mi * MT): advanced without dividing */
+        const int m0 = mi * MT * 16;
         /* ldmatrix rows of this lane: A from m-tile pixels m0 + 16 * mt (+ the lane's row and
-         * tap offset from offs), channels of group gl; B from weight rows
+         * tap offset from offs / ko), channels of group gl; B from weight rows
          * gl * NT * 8 + 8 * (nt + (lane >> 4)) + (lane & 7), k half (lane >> 3) & 1 (x2: lanes
          * 0-15 only; rows k >= K are zero in shared memory) */
         const unsigned asm0 = sbase + (unsigned)(m0 * GCONV_IMPL_HALO_PS + gl * C * 2);
         const unsigned bsm = wbase_s + (unsigned)((gl * NT * 8 + ((lane >> 4) << 3) + (lane & 7)) *
                                                   wrow2 + ((lane >> 3) & 1) * 16);
+        const int g = g0 + gl;
+        unsigned *og = out + ((g * K) >> 1);
         float acc[4][4][4];
+        unsigned dv[8]; /* one D tensor in the output's layout: its words, loaded before the
+                           math so that their latency overlaps it */
         int ks, mt, nt, e;
+        if (fastd && P->epi.num_d == 1) {
+            const unsigned *dw = (const unsigned *)P->epi.d[0].data + (og - (unsigned *)P->out);
+#pragma unroll
+            for (mt = 0; mt < MT; mt++)
+#pragma unroll
+                for (e = 0; e < 2; e++) {
+                    const int q = m0 + mt * 16 + r8 + e * 8;
+                    const int po = pixrel[q];
+#pragma unroll
+                    for (nt = 0; nt < NT; nt++)
+                        dv[(mt * 2 + e) * NT + nt] =
+                            po >= 0 && q < qlim && nt * 8 + q2 < K ? dw[(unsigned)po + nt * 4] : 0u;
+                }
+        }
 #pragma unroll
         for (mt = 0; mt < 4; mt++)
 #pragma unroll
@@ -136,137 +315,237 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
                     acc[mt][nt][e] = 0.0f;
         /* full k-steps, then the tail (C >= 8 makes taps * C a multiple of 8: a tail is the
          * first 8 columns of a k-step, whose second half, a2 / a3, is zeroed) */
-        for (ks = 0; ks < ksteps; ks++) {
-            const int o = offs[ks * 32 + lane];
-            unsigned b[4][2];
-            const unsigned bs = bsm + ks * 32;
-            if (NT == 1) {
-                unsigned t2[2];
-                gconv_impl_igemm_ldsm_x2(bs, t2);
-                b[0][0] = t2[0], b[0][1] = t2[1];
-            } else {
 #pragma unroll
-                for (nt = 0; nt < NT; nt += 2) {
-                    unsigned t4[4];
-                    gconv_impl_igemm_ldsm_x4(bs + nt * 8 * wrow2, t4);
-                    b[nt][0] = t4[0], b[nt][1] = t4[1], b[nt + 1][0] = t4[2], b[nt + 1][1] = t4[3];
-                }
-            }
-#pragma unroll
-            for (mt = 0; mt < MT; mt++) {
-                unsigned a[4];
-                gconv_impl_igemm_ldsm_x4(asm0 + mt * 16 * GCONV_IMPL_HALO_PS + o, a);
-                if (ks == ksf)
-                    a[2] = a[3] = 0u;
-#pragma unroll
-                for (nt = 0; nt < NT; nt++)
-                    gconv_impl_halo_mma(acc[mt][nt], a, b[nt], dt);
-            }
+        for (ks = 0; ks < KSL; ks++) {
+            /* up to 9 k-steps keep the offsets in registers; 18 (one m-tile per item) load
+             * them, one LDS per k-step, to stay within the register budget */
+            const int o = KSL <= GCONV_IMPL_HALO_KO_MAX ? ko[ks] : offs[ks * 32 + lane];
+            gconv_impl_halo_kstep(acc, bsm + ks * 32, asm0 + o, wrow2, ks == KSL - 1 && ksf >= 0,
+                                  dt, NT);
         }
+        if (!KSL)
+            for (ks = 0; ks < ksteps; ks++)
+                gconv_impl_halo_kstep(acc, bsm + ks * 32, asm0 + offs[ks * 32 + lane], wrow2,
+                                      ks == ksf, dt, NT);
         /* epilogue: accumulators e, e + 1 of tile (mt, nt) are virtual pixel
-         * m0 + 16 * mt + r8 (+8 for e = 2), output channels k = 8 * nt + q2, k + 1 */
+         * q = m0 + 16 * mt + r8 (+8 for e = 2), output channels k = 8 * nt + q2, k + 1 of
+         * group g: the 32-bit word (g * K + k) / 2 past the pixel's (pixrel holds its offset
+         * from the band's first row in words; K, k even) */
         {
-            unsigned *out = (unsigned *)P->out;
-            const int g = g0 + gl, cbase = nbase + g * K;
+            if (plain)
+                gconv_impl_halo_store(P, dt, acc, dv, og, pixrel, m0, r8, q2, qlim, NT, 0);
+            else if (fastd)
+                gconv_impl_halo_store(P, dt, acc, dv, og, pixrel, m0, r8, q2, qlim, NT, 1);
+            else {
+                /* the epilogue function, rolled: its code exists once, not once per unrolled
+                 * accumulator (that filled the instruction cache and slowed the plain path
+                 * too); the accumulators go through a local array on this path only */
+                float t[4 * 4 * 4];
+                int j;
 #pragma unroll
-            for (mt = 0; mt < MT; mt++) {
+                for (mt = 0; mt < MT; mt++)
 #pragma unroll
-                for (e = 0; e < 4; e += 2) {
-                    const int q = m0 + mt * 16 + r8 + (e ? 8 : 0);
-                    const int po = pixoff[q];
-                    if (po < 0)
-                        continue;
+                    for (nt = 0; nt < NT; nt++)
 #pragma unroll
-                    for (nt = 0; nt < NT; nt++) {
-                        const int k = nt * 8 + q2;
-                        float v0 = acc[mt][nt][e], v1 = acc[mt][nt][e + 1];
-                        if (k >= K)
-                            continue;
-                        if (!plain) {
-                            const int rc = pixrc[q], oh = oh0 + (rc >> 16), ow = rc & 0xffff;
-                            v0 = epi(&P->epi, dt, v0, g, n, k, 0, oh, ow);
-                            v1 = epi(&P->epi, dt, v1, g, n, k + 1, 0, oh, ow);
-                        }
-                        out[(unsigned)(cbase + po + k) >> 1] = gconv_impl_halo_pack(v0, v1, dt);
+                        for (e = 0; e < 4; e++)
+                            t[(mt * NT + nt) * 4 + e] = acc[mt][nt][e];
+#pragma unroll 1
+                for (j = 0; j < MT * 2 * NT; j++) {
+                    /* j = (mt, row half, nt) */
+                    const int jm = j / (2 * NT), jh = (j / NT) & 1, jn = j % NT;
+                    const int q = m0 + jm * 16 + r8 + jh * 8, k = jn * 8 + q2;
+                    const int po = pixrel[q];
+                    if (po >= 0 && q < qlim && k < K) {
+                        /* pair mode: kernel channel k of pair g is channel k % 4 of the
+                         * problem's group 2 g + k / 4 (k, k + 1 share the group) */
+                        const int gg = P->pair ? 2 * g + (k >> 2) : g;
+                        const int kk = P->pair ? k & 3 : k;
+                        const int r = q / P->Wp, oh = oh0 + r, ow = q - r * P->Wp;
+                        const float *v = t + (jm * NT + jn) * 4 + jh * 2;
+                        og[(unsigned)po + jn * 4] =
+                            epi == gconv_impl_epilogue_apply
+                                ? gconv_impl_halo_epi_pair(&P->epi, dt, v[0], v[1], gg, n, kk,
+                                                           oh, ow)
+                                : gconv_impl_halo_pack(
+                                      epi(&P->epi, dt, v[0], gg, n, kk, 0, oh, ow),
+                                      epi(&P->epi, dt, v[1], gg, n, kk + 1, 0, oh, ow), dt);
                     }
                 }
             }
         }
+        mi += GCONV_IMPL_HALO_THREADS / 32;
+        while (mi >= mtp)
+            mi -= mtp, gl++;
     }
 #else
-    (void)P, (void)dt, (void)epi, (void)plain, (void)smem, (void)wsm, (void)offs, (void)pixoff;
-    (void)pixrc, (void)n, (void)oh0, (void)g0, (void)gv, (void)NT;
+    (void)P, (void)dt, (void)epi, (void)plain, (void)fastd, (void)halo, (void)wsm, (void)offs, (void)ko;
+    (void)pixrel, (void)n, (void)oh0, (void)qlim, (void)ob2, (void)g0, (void)gv, (void)NT;
+    (void)KSL;
 #endif
 }
 
-/* One block: load halo and weights, build the tables, compute every (group, m-tiles) item. */
+#if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
+/* Issue the cp.async copies of a unit's halo: pixel p = (hr, hc) of the band's window, 8
+ * chunks of 16 bytes (8 channels) each; chunks past the last group and pixels outside the
+ * image are zero-filled. pixin[p] = {offset of (hr, hc) from the window's row -ph... i.e.
+ * hr * in_h + (hc - pw) * in_w, or -1 for a column outside the image; hr}: the same for every
+ * unit, so a copy costs one table load, two tests and an add. Offsets fit in 32 bits (the plan
+ * asks for fewer than 2^31 input elements). */
+static __device__ __forceinline__ void gconv_impl_halo_fill(const gconv_impl_halo_params *P,
+                                                            unsigned char *halo, const int2 *pixin,
+                                                            int n, int oh0, int g0, int gv)
+{
+    const int tid = (int)threadIdx.x, q = tid & 7;
+    const unsigned short *in = (const unsigned short *)P->in;
+    const int ih0 = oh0 - P->ph, okq = q < gv * P->C / 8;
+    /* element offset of (n, ih0, column -pw... + 0, channel g0 * C + 8 q) less the column part,
+     * which pixin carries (negative for the top pad rows: only valid copies use it) */
+    const int uoff = n * P->in_n + ih0 * P->in_h + g0 * P->C + q * 8;
+    const unsigned hs = gconv_impl_igemm_smem_addr(halo) + (unsigned)q * 16u;
+    int p;
+    for (p = tid >> 3; p < P->P; p += GCONV_IMPL_HALO_THREADS / 8) {
+        const int2 t = pixin[p];
+        const int ok = okq && t.x >= 0 && (unsigned)(ih0 + t.y) < (unsigned)P->H;
+        gconv_impl_igemm_cp_async16(hs + (unsigned)(p * GCONV_IMPL_HALO_PS),
+                                    in + (ok ? (unsigned)(uoff + t.x) : 0u), ok);
+    }
+}
+
+/* Issue the cp.async copies of a chunk's weights (groups g0 .. g0 + gv - 1): row
+ * gl * NT * 8 + k holds (g0 + gl, k)'s taps * C elements (GKYXC: contiguous in global memory),
+ * zero-padded to wrow; rows k >= K and groups past gv are zero. C >= 8 makes a row a whole
+ * number of 16-byte copies. Pair mode builds the block-diagonal rows from 8-byte runs (one
+ * tap of one (group, k) of the problem: 4 channels). */
+static __device__ __forceinline__ void gconv_impl_halo_wfill(const gconv_impl_halo_params *P,
+                                                             unsigned char *wsm, int g0, int gv)
+{
+    const int tid = (int)threadIdx.x, lane = tid & 31, NT = P->NT;
+    const int rows_w = P->GB * NT * 8, lnt = NT == 1 ? 3 : NT == 2 ? 4 : 5; /* log2(NT * 8) */
+    const unsigned ws = gconv_impl_igemm_smem_addr(wsm);
+    int r;
+    if (P->pair) {
+        /* kernel row r = 8 gl + 4 j + k, 8-byte column u = 2 tap + i: problem group
+         * 2 (g0 + gl) + j, channel k, tap, nonzero only for i == j */
+        const int cu = P->wrow >> 2, taps = P->taps;
+        const unsigned char *w = (const unsigned char *)P->wei;
+        for (r = tid >> 5; r < rows_w; r += GCONV_IMPL_HALO_THREADS / 32) {
+            const int gl = r >> 3, j = (r >> 2) & 1, k = r & 3;
+            const int64_t grow = ((int64_t)(2 * (g0 + gl) + j) * 4 + k) * taps;
+            int u;
+            for (u = lane; u < cu; u += 32) {
+                const int tap = u >> 1, ok = gl < gv && tap < taps && (u & 1) == j;
+                gconv_impl_igemm_cp_async8(ws + (unsigned)(r * P->wrow * 2 + u * 8),
+                                           ok ? w + (grow + tap) * 8 : w, ok);
+            }
+        }
+    } else {
+        /* 16-byte chunk i of the block's rows: row i / wc, chunk i % wc (threads walk them
+         * flat, so short rows keep every lane busy) */
+        const int cpr = P->TC >> 3, wc = P->wrow >> 3, K = P->K, total = rows_w * wc;
+        const unsigned char *w = (const unsigned char *)P->wei + (int64_t)g0 * K * P->TC * 2;
+        int i = tid, r0 = tid / wc, c0 = tid - r0 * wc;
+        const int dr = GCONV_IMPL_HALO_THREADS / wc, dc = GCONV_IMPL_HALO_THREADS - dr * wc;
+        (void)lane;
+        for (; i < total; i += GCONV_IMPL_HALO_THREADS) {
+            const int gl = r0 >> lnt, k = r0 & ((1 << lnt) - 1);
+            const int ok = gl < gv && k < K && c0 < cpr;
+            gconv_impl_igemm_cp_async16(ws + (unsigned)(i * 16), /* rows are wc chunks long */
+                                        ok ? w + ((int64_t)(gl * K + k) * cpr + c0) * 16 : w, ok);
+            r0 += dr, c0 += dc;
+            if (c0 >= wc)
+                c0 -= wc, r0++;
+        }
+    }
+}
+#endif
+
+#if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
+/* The unit loop of a block for NT n-tiles and KSL (see gconv_impl_halo_items; literals): units
+ * [u, uend), the first one's weights and halo already issued into buffer 0. */
+static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_halo_params *P,
+                                                            gconv_dtype dt, gconv_impl_epi_fn epi,
+                                                            int plain, int fastd,
+                                                            unsigned char *smem, int u,
+                                                            int uend, const int NT, const int KSL)
+{
+    const int hb = P->halo_bytes;
+    const unsigned char *wsm = smem + 2 * hb;
+    const int *offs = (const int *)(wsm + P->w_bytes);
+    const int *pixrel = offs + P->KS * 32;
+    const int2 *pixin = (const int2 *)(pixrel + P->Q);
+    int ko[GCONV_IMPL_HALO_KO_MAX];
+    int i, buf, chunk, n, band;
+    if (KSL && KSL <= GCONV_IMPL_HALO_KO_MAX) {
+#pragma unroll
+        for (i = 0; i < KSL; i++)
+            ko[i] = offs[i * 32 + ((int)threadIdx.x & 31)];
+    }
+    {
+        const int per = P->N * P->bands;
+        chunk = u / per;
+        n = (u - chunk * per) / P->bands;
+        band = u - chunk * per - n * P->bands;
+    }
+    for (buf = 0; u < uend; u++, buf ^= 1) {
+        const int g0 = chunk * P->GB, gv = P->G - g0 < P->GB ? P->G - g0 : P->GB;
+        const int oh0 = band * P->R, rows = P->OH - oh0 < P->R ? P->OH - oh0 : P->R;
+        const int ob2 = (n * P->out_n + oh0 * P->out_h) >> 1;
+        const unsigned char *cur = smem + buf * hb;
+        unsigned char *nxt = smem + (buf ^ 1) * hb;
+        int nchunk = chunk, nn = n, nband = band + 1, same;
+        if (nband == P->bands) {
+            nband = 0;
+            if (++nn == P->N)
+                nn = 0, nchunk++;
+        }
+        same = u + 1 < uend && nchunk == chunk;
+        /* this unit's halo (and, first time, the weights and tables) are in; every warp is done
+         * with the previous unit, whose buffer the next halo overwrites */
+        gconv_impl_igemm_cp_wait(0);
+        __syncthreads();
+        if (same)
+            gconv_impl_halo_fill(P, nxt, pixin, nn, nband * P->R, g0, gv);
+        gconv_impl_igemm_cp_commit();
+        gconv_impl_halo_items(P, dt, epi, plain, fastd, cur, wsm, offs, ko, pixrel, n, oh0,
+                              rows * P->Wp, ob2, g0, gv, NT, KSL);
+        if (u + 1 < uend && !same) {
+            /* the next unit is in the next chunk: its weights replace these once every warp
+             * is done with them */
+            const int ng0 = nchunk * P->GB, ngv = P->G - ng0 < P->GB ? P->G - ng0 : P->GB;
+            __syncthreads();
+            gconv_impl_halo_wfill(P, smem + 2 * hb, ng0, ngv);
+            gconv_impl_halo_fill(P, nxt, pixin, nn, nband * P->R, ng0, ngv);
+            gconv_impl_igemm_cp_commit();
+        }
+        chunk = nchunk, n = nn, band = nband;
+    }
+}
+#endif
+
+/* One persistent block: build the tables, issue the first unit's loads, then run its range
+ * of units with the next unit's halo loading while the current one computes. */
 static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_halo_params *P,
                                                             gconv_dtype dt, gconv_impl_epi_fn epi)
 {
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
     GCONV_IMPL_DYN_SMEM(smem);
     const int tid = (int)threadIdx.x;
-    const int C = P->C, K = P->K, GB = P->GB, Wp = P->Wp, NT = P->NT;
-    unsigned char *wsm = smem + P->halo_bytes;
-    int *offs = (int *)(wsm + P->w_bytes);       /* [KS][32 lanes]: A ldmatrix row offsets */
-    int *pixoff = offs + P->KS * 32;              /* [Q] output offset of a virtual pixel, -1 */
-    int *pixrc = pixoff + P->Q;                   /* [Q] (row << 16) | column */
-    /* block -> (image n, band, group chunk), chunk fastest: neighbouring bands (which share
-     * halo rows) run close together and find those rows in L2 */
-    const int bgi = (int)(blockIdx.x % (unsigned)P->bg);
-    const int rest = (int)(blockIdx.x / (unsigned)P->bg);
-    const int band = rest % P->bands, n = rest / P->bands;
-    const int oh0 = band * P->R, g0 = bgi * GB;
-    const int gv = P->G - g0 < GB ? P->G - g0 : GB; /* groups present in this chunk */
-    const int rows = P->OH - oh0 < P->R ? P->OH - oh0 : P->R;
+    const int Wp = P->Wp, NT = P->NT;
+    unsigned char *wsm = smem + 2 * P->halo_bytes;
+    int *offs = (int *)(wsm + P->w_bytes);        /* [KS][32 lanes]: A ldmatrix row offsets */
+    int *pixrel = offs + P->KS * 32;              /* [Q] output word offset within the band */
+    int2 *pixin = (int2 *)(pixrel + P->Q);        /* [P] halo pixel: input offset, row */
+    /* this block's units [u, uend): an even share of all, in order chunk, image, band */
+    const int u = (int)((int64_t)blockIdx.x * P->units / P->blocks);
+    const int uend = (int)((int64_t)(blockIdx.x + 1) * P->units / P->blocks);
     /* the plain store skips the epilogue function, unless it is a user op */
     const int plain = P->plain && epi == gconv_impl_epilogue_apply;
+    /* the built-in epilogue whose D tensors all share the output's layout */
+    const int fastd = P->dsame && epi == gconv_impl_epilogue_apply;
     int i;
+    if (u >= uend)
+        return;
 
-    /* halo: pixel p = (hr, hc) of the band's window, 8 chunks of 16 bytes (8 channels) each;
-     * chunks past the last group and pixels outside the image are zero-filled */
-    {
-        const unsigned char *in = (const unsigned char *)P->in;
-        const int cvalid = gv * C / 8;
-        const int ih0 = oh0 - P->ph;
-        const int64_t base = (int64_t)n * P->in_n + (int64_t)g0 * C;
-        const int q = tid & 7;
-        /* thread tid copies chunk q of pixels tid / 8, + 32, ...: (hr, hc) advanced without
-         * dividing */
-        int p = tid >> 3, hr = p / Wp, hc = p - hr * Wp;
-        for (; p < P->P; p += GCONV_IMPL_HALO_THREADS / 8) {
-            const int ih = ih0 + hr, iw = hc - P->pw;
-            const int ok = q < cvalid && (unsigned)ih < (unsigned)P->H && (unsigned)iw < (unsigned)P->W;
-            const unsigned char *src =
-                ok ? in + (base + (int64_t)ih * P->in_h + (int64_t)iw * P->in_w + q * 8) * 2 : in;
-            gconv_impl_igemm_cp_async16(gconv_impl_igemm_smem_addr(smem + p * GCONV_IMPL_HALO_PS + q * 16),
-                                        src, ok);
-            hc += GCONV_IMPL_HALO_THREADS / 8;
-            while (hc >= Wp)
-                hc -= Wp, hr++;
-        }
-    }
-    /* weights of groups g0 .. g0+gv-1: row gl * NT * 8 + k holds (g0 + gl, k)'s taps * C
-     * elements (GKYXC: contiguous in global memory), zero-padded to wrow; rows k >= K and
-     * groups past gv are zero. C >= 8 makes a row a whole number of 16-byte copies. */
-    {
-        const int rows_w = GB * NT * 8, lnt = NT == 1 ? 3 : NT == 2 ? 4 : 5; /* log2(NT * 8) */
-        const int cpr = P->TC >> 3, wc = P->wrow >> 3;
-        const unsigned char *w = (const unsigned char *)P->wei + (int64_t)g0 * K * P->TC * 2;
-        const int lane = tid & 31;
-        int r;
-        for (r = tid >> 5; r < rows_w; r += GCONV_IMPL_HALO_THREADS / 32) {
-            const int gl = r >> lnt, k = r & ((1 << lnt) - 1), rok = gl < gv && k < K;
-            int c;
-            for (c = lane; c < wc; c += 32) {
-                const int ok = rok && c < cpr;
-                gconv_impl_igemm_cp_async16(
-                    gconv_impl_igemm_smem_addr(wsm + r * P->wrow * 2 + c * 16),
-                    ok ? w + ((int64_t)(gl * K + k) * cpr + c) * 16 : w, ok);
-            }
-        }
-        gconv_impl_igemm_cp_commit();
-    }
     /* per-lane ldmatrix offsets of every k-step: lane l gives row (l & 7) + 8 * ((l >> 3) & 1)
      * of the m-tile and the 8 columns kk = 16 ks + 8 * ((l >> 4) & 1), i.e. tap kk >> lc,
      * channels (kk & (C - 1)) .. +7 (one tap, C >= 8); columns past taps * C point at tap 0
@@ -274,48 +553,74 @@ static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_hal
     for (i = tid; i < P->KS * 32; i += GCONV_IMPL_HALO_THREADS) {
         const int ks = i >> 5, l = i & 31;
         const int kk = ks * 16 + ((l >> 4) & 1) * 8, row = (l & 7) + ((l >> 3) & 1) * 8;
-        const int tap = kk < P->TC ? kk >> P->lc : 0, c = kk < P->TC ? kk & (C - 1) : 0;
+        const int tap = kk < P->TC ? kk >> P->lc : 0, c = kk < P->TC ? kk & (P->C - 1) : 0;
         const int ty = tap / P->X, tx = tap - ty * P->X;
         offs[i] = (row + ty * P->dh * Wp + tx * P->dw) * GCONV_IMPL_HALO_PS + c * 2;
     }
-    /* virtual pixel q = r * Wp + c: its output offset (without n and channels), or -1 */
+    /* virtual pixel q = r * Wp + c: its output offset from the band's first row in 32-bit
+     * words (without n and channels; out_h, out_w even), -1 for columns past OW; rows past a
+     * short last band are dropped per unit */
     for (i = tid; i < P->Q; i += GCONV_IMPL_HALO_THREADS) {
         const int r = i / Wp, c = i - r * Wp;
-        const int ok = r < rows && c < P->OW;
-        pixoff[i] = ok ? (oh0 + r) * P->out_h + c * P->out_w : -1;
-        pixrc[i] = (r << 16) | c;
+        pixrel[i] = c < P->OW ? (r * P->out_h + c * P->out_w) >> 1 : -1;
     }
-    gconv_impl_igemm_cp_wait(0);
-    __syncthreads(); /* halo, weights and tables visible to every warp */
-
-    if (NT == 1)
-        gconv_impl_halo_items(P, dt, epi, plain, smem, wsm, offs, pixoff, pixrc, n, oh0, g0, gv, 1);
-    else if (NT == 2)
-        gconv_impl_halo_items(P, dt, epi, plain, smem, wsm, offs, pixoff, pixrc, n, oh0, g0, gv, 2);
-    else
-        gconv_impl_halo_items(P, dt, epi, plain, smem, wsm, offs, pixoff, pixrc, n, oh0, g0, gv, 4);
+    /* halo pixel p = hr * Wp + hc: see gconv_impl_halo_fill */
+    for (i = tid; i < P->P; i += GCONV_IMPL_HALO_THREADS) {
+        const int hr = i / Wp, iw = i - hr * Wp - P->pw;
+        pixin[i] = make_int2((unsigned)iw < (unsigned)P->W ? hr * P->in_h + iw * P->in_w : -1, hr);
+    }
+    __syncthreads(); /* the tables, for the first unit's copies */
+    {
+        const int per = P->N * P->bands;
+        const int chunk = u / per, g0 = chunk * P->GB, gv = P->G - g0 < P->GB ? P->G - g0 : P->GB;
+        const int n = (u - chunk * per) / P->bands, band = u - chunk * per - n * P->bands;
+        gconv_impl_halo_wfill(P, wsm, g0, gv);
+        gconv_impl_halo_fill(P, smem, pixin, n, band * P->R, g0, gv);
+        gconv_impl_igemm_cp_commit();
+    }
+    /* the 3x3 shapes with C = K (8: 5 k-steps, 16: 9, 32: 18) unroll their k loop */
+    if (NT == 1) {
+        if (P->KS == 5)
+            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, 1, 5);
+        else
+            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, 1, 0);
+    } else if (NT == 2) {
+        if (P->KS == 9)
+            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, 2, 9);
+        else
+            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, 2, 0);
+    } else {
+        if (P->KS == 18)
+            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, 4, 18);
+        else
+            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, 4, 0);
+    }
 #else
     (void)P, (void)dt, (void)epi;
 #endif
 }
 
-/* Plan a problem for the halo kernel: 1 and the parameters, or 0 if it does not fit. */
+/* Plan a problem for the halo kernel: 1 and the parameters, or 0 if it does not fit. The
+ * launcher sets P->blocks (gconv_impl_halo_grid). */
 static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, const void *in,
                                        const void *wei, void *out, const gconv_epilogue *epi,
                                        gconv_impl_halo_params *P)
 {
 #if GCONV_IMPL_HALO_ENABLE
-    const int C = p->C, K = p->K;
+    int C = p->C, K = p->K, G = p->G, pair = 0;
     int lc, GB, taps, TC, KS, wrow, OH, OW, Wp, R, mtiles, NT, MT, MTP, Pn, halo, wbytes;
+    int64_t units;
     if (dt == GCONV_F32 || p->ndim > 2)
         return 0;
     if (gconv_layout_family(gconv_in_layout(p)) != GCONV_NHWGC ||
         gconv_layout_family(gconv_out_layout(p)) != GCONV_NHWGC ||
         gconv_layout_family(gconv_wei_layout(p)) != GCONV_GKYXC)
         return 0;
+    if (C == 4 && K == 4 && G % 2 == 0)
+        pair = 1, C = 8, K = 8, G /= 2;
     for (lc = 3; lc <= 5 && (1 << lc) != C; lc++)
         ;
-    if (lc > 5 || K % 2 || K > 32 || (p->G * C) % 8)
+    if (lc > 5 || K % 2 || K > 32 || (G * C) % 8)
         return 0;
     if (p->stride[1] != 1 || p->stride[2] != 1)
         return 0;
@@ -336,13 +641,16 @@ static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, c
     MT = 4 / NT;
     wbytes = GB * NT * 8 * wrow * 2;
     Wp = OW + (p->filter[2] - 1) * p->dilation[2];
-    /* band rows: about GCONV_IMPL_HALO_TARGET virtual pixels, bands of nearly equal height */
+    /* band rows: at most GCONV_IMPL_HALO_TARGET virtual pixels (at least one row), then
+     * bands of nearly equal height */
     {
-        int nb = (OH * Wp + GCONV_IMPL_HALO_TARGET - 1) / GCONV_IMPL_HALO_TARGET;
-        if (nb < 1)
-            nb = 1;
-        if (nb > OH)
-            nb = OH;
+        int nb;
+        R = GCONV_IMPL_HALO_TARGET / Wp;
+        if (R < 1)
+            R = 1;
+        if (R > OH)
+            R = OH;
+        nb = (OH + R - 1) / R;
         R = (OH + nb - 1) / nb;
     }
     for (;;) {
@@ -352,48 +660,66 @@ static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, c
         Pn = 16 * MT * MTP + (p->filter[1] - 1) * p->dilation[1] * Wp +
              (p->filter[2] - 1) * p->dilation[2];
         halo = Pn * GCONV_IMPL_HALO_PS;
-        if (halo + wbytes + KS * 128 + 16 * MT * MTP * 8 <= GCONV_IMPL_HALO_MAX_SMEM)
+        if (2 * halo + wbytes + KS * 128 + 16 * MT * MTP * 4 + Pn * 8 <= GCONV_IMPL_HALO_MAX_SMEM)
             break;
         if (R == 1)
             return 0;
         R = (R + 1) / 2;
     }
+    units = (int64_t)((G + GB - 1) / GB) * p->N * ((OH + R - 1) / R);
+    if (units >= 0x7fffffffLL)
+        return 0;
     memset(P, 0, sizeof *P);
     P->in = in, P->wei = wei, P->out = out;
     P->epi = epi ? *epi : gconv_epi_scale(1.0f);
     P->plain = P->epi.alpha == 1.0f && P->epi.num_d == 0 && P->epi.act.kind == GCONV_ACT_NONE;
-    P->G = p->G, P->C = C, P->lc = lc, P->K = K, P->GB = GB;
-    P->H = p->in[1], P->W = p->in[2], P->OH = OH, P->OW = OW;
+    {
+        const gconv_act_strides so = gconv_out_strides(p);
+        int i;
+        P->dsame = 1;
+        for (i = 0; i < P->epi.num_d; i++) {
+            const gconv_act_strides *sd = &P->epi.d[i].strides;
+            P->dsame &= (uintptr_t)P->epi.d[i].data % 4 == 0 && sd->g == so.g && sd->n == so.n &&
+                        sd->c == so.c && sd->s[0] == so.s[0] && sd->s[1] == so.s[1] &&
+                        sd->s[2] == so.s[2];
+        }
+    }
+    P->pair = pair;
+    P->G = G, P->C = C, P->lc = lc, P->K = K, P->GB = GB;
+    P->N = p->N, P->H = p->in[1], P->W = p->in[2], P->OH = OH, P->OW = OW;
     P->Y = p->filter[1], P->X = p->filter[2];
     P->dh = p->dilation[1], P->dw = p->dilation[2];
     P->ph = p->pad_lo[1], P->pw = p->pad_lo[2];
     P->taps = taps, P->TC = TC, P->KS = KS;
-    P->R = R, P->Wp = Wp, P->mtiles = mtiles, P->NT = NT, P->MT = MT, P->MTP = MTP;
+    P->R = R, P->Wp = Wp, P->NT = NT, P->MT = MT, P->MTP = MTP;
     P->P = Pn, P->Q = 16 * MT * MTP, P->wrow = wrow;
-    P->bands = (OH + R - 1) / R, P->bg = (p->G + GB - 1) / GB;
+    P->bands = (OH + R - 1) / R, P->bg = (G + GB - 1) / GB;
+    P->units = (int)units, P->blocks = (int)units;
     P->halo_bytes = halo, P->w_bytes = wbytes;
     {
         gconv_act_strides si = gconv_in_strides(p), so = gconv_out_strides(p);
         P->in_n = (int)si.n, P->in_h = (int)si.s[1], P->in_w = (int)si.s[2];
         P->out_n = (int)so.n, P->out_h = (int)so.s[1], P->out_w = (int)so.s[2];
     }
-    return (int64_t)p->N * P->bands * P->bg < 0x7fffffffLL;
+    return 1;
 #else
     (void)p, (void)dt, (void)in, (void)wei, (void)out, (void)epi, (void)P;
     return 0;
 #endif
 }
 
-/* Shared memory of a planned launch: halo, weights, A offsets, pixel tables. */
+/* Shared memory of a planned launch: two halos, weights, A offsets, pixel tables. */
 static inline int gconv_impl_halo_smem(const gconv_impl_halo_params *P)
 {
-    return P->halo_bytes + P->w_bytes + P->KS * 128 + P->Q * 8;
+    return 2 * P->halo_bytes + P->w_bytes + P->KS * 128 + P->Q * 4 + P->P * 8;
 }
 
-/* Blocks of a planned launch. */
-static inline int64_t gconv_impl_halo_blocks(const gconv_problem *p, const gconv_impl_halo_params *P)
+/* The persistent grid of a planned launch: as many blocks as fit on the device at once
+ * (resident: blocks per SM, 0 if unknown), at most one per unit. */
+static inline void gconv_impl_halo_grid(gconv_impl_halo_params *P, int resident)
 {
-    return (int64_t)p->N * P->bands * P->bg;
+    const int64_t b = (int64_t)(resident > 0 ? resident : 1) * gconv_device_sm_count();
+    P->blocks = b <= 0 || b >= P->units ? P->units : (int)b;
 }
 
 /* The most any plan asks for (the launcher raises the kernel's limit to this once). */

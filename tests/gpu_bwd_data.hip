@@ -471,6 +471,11 @@ static const gt_fixed gt_fixed_problems[] = {
     {2, 3, 1, 32, 32, {1, 7, 7}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
     {2, 4, 2, 6, 16, {1, 9, 11}, {1, 3, 2}, {1, 1, 1}, {1, 2, 1}, {0, 2, 0}, {0, 1, 1}},
     {1, 5, 2, 16, 16, {1, 1, 30}, {1, 1, 5}, {1, 1, 1}, {1, 1, 2}, {0, 0, 3}, {0, 0, 8}},
+    /* C = K = 4, G even: the halo kernel's pair mode (block-diagonal weights of two groups),
+     * a partial group chunk; 1D dilated with asymmetric pads; G odd falls back to FEWC */
+    {2, 6, 2, 4, 4, {1, 12, 10}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {1, 4, 3, 4, 4, {1, 1, 40}, {1, 1, 3}, {1, 1, 1}, {1, 1, 2}, {0, 0, 2}, {0, 0, 1}},
+    {2, 5, 1, 4, 4, {1, 9, 8}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
 };
 
 static void gt_fixed_problem(const gt_fixed *e, gconv_problem *p)

@@ -775,6 +775,11 @@ static const gt_edge gt_edges[] = {
      {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
     {"C 8 K 2, 5x5 dilated, wide", 2, 16, 1, 8, 2, {1, 9, 70}, {1, 5, 5}, {1, 1, 1},
      {1, 2, 1}, {0, 3, 0}, {0, 1, 4}},
+    /* the halo kernel's pair mode (C = K = 4, G even): a partial group chunk, 1D dilated */
+    {"C = K = 4 pairs, G 18, 13x17", 2, 18, 2, 4, 4, {1, 13, 17}, {1, 3, 3}, {1, 1, 1},
+     {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"C = K = 4 pairs, 1D 5 taps dilated", 1, 8, 3, 4, 4, {1, 1, 70}, {1, 1, 5}, {1, 1, 1},
+     {1, 1, 2}, {0, 0, 3}, {0, 0, 5}},
 };
 
 static void gt_edge_problem(const gt_edge *e, gconv_problem *p)
@@ -830,6 +835,28 @@ Test(fwd, large_gather_tile, .timeout = 120)
     gt_log_paths("large");
 }
 
+/* The halo kernel's persistent grid with several units per block and group chunks changing
+ * inside a block's range (more units than the device holds blocks): C = K = 8 and C = K = 4
+ * pairs, 128 channels, 16 images of 56x56, plain and with bias + ReLU, fp16 and bf16. */
+Test(fwd, halo_persistent, .timeout = 180)
+{
+    static const int cs[2] = {8, 4};
+    int i, ti;
+    gt_require_gpu();
+    gt_fail_count = 0;
+    for (i = 0; i < 2; i++)
+        for (ti = GT_T_F16; ti <= GT_T_BF16; ti++) {
+            gconv_problem p;
+            const gt_fwd_impl *im = &gt_impls[ti][GT_FAM_NHWGC];
+            /* 128 channels: two group chunks of 64 */
+            gconv_problem_2d(&p, 128 / cs[i], 16, cs[i], cs[i], 56, 56, 3, 3, 1, 1, 1, 1, 1, 1);
+            gt_set_layouts(&p, im);
+            gt_run_case(im, &p, ti == GT_T_F16 ? GT_EPI_NONE : GT_EPI_BIAS_RELU, GT_INIT_DECIMAL,
+                        0x4A10u + (uint64_t)(i * 4 + ti), 0);
+        }
+    gt_log_paths("halo persistent");
+}
+
 /* ---- epilogues ----------------------------------------------------------------------------- */
 
 /* Problems each epilogue runs on: a GEMM-sized one, a depthwise one, a 1D and a 3D one. */
@@ -840,6 +867,10 @@ static const gt_edge gt_epi_problems[] = {
      {0, 1, 1}},
     {"1D", 1, 3, 2, 5, 7, {1, 1, 40}, {1, 1, 5}, {1, 1, 2}, {1, 1, 2}, {0, 0, 2}, {0, 0, 3}},
     {"3D", 3, 2, 1, 6, 9, {4, 5, 6}, {2, 3, 2}, {1, 2, 1}, {2, 1, 1}, {1, 1, 0}, {0, 1, 1}},
+    {"halo C = K = 8", 2, 16, 2, 8, 8, {1, 9, 11}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1},
+     {0, 1, 1}},
+    {"halo pairs C = K = 4", 2, 18, 2, 4, 4, {1, 10, 12}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1},
+     {0, 1, 1}, {0, 1, 1}},
 };
 
 static void gt_epi_test(int kind)
