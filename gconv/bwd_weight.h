@@ -76,6 +76,12 @@
  *         (gconv_impl_igemm_math_mma_t): no gather through registers. Tiles 128x128 (M = K)
  *         or, for K <= 64, 128 x 64 / 32 / 16 with M = C * taps and N = K. Any stride,
  *         dilation, asymmetric pads, 1D / 2D / 3D.
+ *   BWH   (CUDA, fp16 / bf16, NHWGC, C = K in {8, 16}, stride 1, 1D / 2D, at most 10 taps,
+ *         16-byte aligned, automatic algorithm and split_k 0; taken ahead of TC) halo tiles on
+ *         tensor cores: a persistent block walks units of R output rows x 64 channels, input
+ *         rows with their halo and d_out rows in shared memory (double-buffered cp.async),
+ *         ldmatrix.trans at each lane's tap into mma.sync; its sums stay in registers across
+ *         the units of a group chunk and are handed over as one slab per block (both modes).
  *   DW    depthwise direct kernel: a thread owns 16 bytes of channels (8 fp16 / bf16, 4 fp32)
  *         and up to 9 taps of them in fp32 registers; each thread walks a contiguous run of
  *         its split's N*output pixels reading each d_out vector once and the taps' input
@@ -1473,6 +1479,201 @@ static __device__ __forceinline__ void gconv_impl_bww_few4t_body(const gconv_imp
         }
 }
 
+/* ---- BWH kernel: halo tiles on tensor cores (CUDA sm_80+, fp16 / bf16, NHWGC) ----------------
+ * For few channels per group (C = K in {8, 16}: ResNeXt), stride 1, 1D / 2D, at most 10
+ * taps. The forward halo kernel's geometry (gconv/igemm_halo.h) read the other way round: a work
+ * unit is R output rows of one image for a chunk of GB = 64 / C groups; shared memory holds the
+ * unit's input rows with their halo (flattened to Wp = OW + (X - 1) * dw columns, so tap
+ * (ty, tx) of virtual pixel q = r * Wp + c is halo pixel q + ty * dh * Wp + tx * dw) and its
+ * d_out rows as the same virtual pixels (columns c >= OW and rows past the image zero-filled, so
+ * they add nothing). Per group the GEMM is
+ *     d_wei[k][j = tap * C + c] = sum over q of d_out[q][k] * halo[q + toff(tap)][c],
+ * M = j (taps * C rows, in d_wei's own order), N = k, reduction over q. A (16 rows j x 16
+ * pixels) is one ldmatrix.x4.trans straight from the halo, each lane addressing its pixel at
+ * its rows' tap (8 rows j share a tap since C >= 8); B (16 pixels x 8 k) one x2.trans of d_out.
+ * The accumulators live across units: warp w owns group w / WPG (WPG = C / 8 warps per group)
+ * and MTW = 5 consecutive m-tiles of it (5 x 16 rows: 9 taps x C over WPG warps, a little
+ * over), all N = K columns. The grid is persistent (units in order chunk, image, band: each
+ * block's range crosses few chunks); at the end of its range or of a chunk a block hands its
+ * sums to gconv_impl_bww_emit as split "slab" = its rank among the blocks that share the chunk
+ * (deterministic: each block's order is fixed, slabs are summed in order), the last such block
+ * zero-filling the slabs no block of that chunk reached. Halo and d_out arrive by cp.async,
+ * double-buffered: the next unit's copies run under this unit's math. */
+
+#define GCONV_IMPL_BWH_MTW 5           /* m-tiles per warp */
+#define GCONV_IMPL_BWH_MAX_SMEM (110 * 1024)
+#define GCONV_IMPL_BWH_TARGET 128      /* virtual pixels per unit, at most */
+#ifndef GCONV_IMPL_BWH_QPB
+#define GCONV_IMPL_BWH_QPB 16          /* k-steps per n-tile a block runs, at least */
+#endif
+
+typedef struct gconv_impl_bwh_params {
+    gconv_impl_bww_params w;   /* d_wei, workspace, reduction mode (splits = slabs) */
+    gconv_impl_halo_params hi; /* input halo: geometry and the unit decomposition */
+    gconv_impl_halo_params ho; /* d_out rows: the same units, no halo (its P is Q) */
+    int wpg, mtg;              /* warps per group, m-tiles per group (ceil(taps * C / 16)) */
+    int buf_bytes;             /* one buffer: halo (hi.P pixels) then d_out (Q pixels) */
+} gconv_impl_bwh_params;
+
+#if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
+static __device__ __forceinline__ void gconv_impl_bwh_zero(float (*acc)[4][4])
+{
+    int i, nt, e;
+#pragma unroll
+    for (i = 0; i < GCONV_IMPL_BWH_MTW; i++)
+#pragma unroll
+        for (nt = 0; nt < 4; nt++)
+#pragma unroll
+            for (e = 0; e < 4; e++)
+                acc[i][nt][e] = 0.0f;
+}
+
+/* Hand the accumulators of chunk `chunk` over as this block's slab; the chunk's last block
+ * also zero-fills the slabs nobody wrote (slab mode only). */
+static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_params *P,
+                                                           float (*acc)[4][4], int chunk, int gl,
+                                                           int mlo, const int NT)
+{
+    const gconv_impl_halo_params *hi = &P->hi;
+    const int lane = (int)threadIdx.x & 31, r8 = lane >> 2, c2 = (lane & 3) * 2;
+    const int g = chunk * hi->GB + gl, ncol = P->w.Ncol, K = P->w.K;
+    const int64_t per = (int64_t)hi->N * hi->bands, U = hi->units, B = hi->blocks;
+    /* the block holding unit u is floor(((u + 1) * B - 1) / U) (ranges floor(b * U / B)) */
+    const int b0 = (int)((((int64_t)chunk * per + 1) * B - 1) / U);
+    const int b1 = (int)((((int64_t)(chunk + 1) * per) * B - 1) / U);
+    const int slab = (int)blockIdx.x - b0;
+    int s, i, nt, e;
+    if (g >= hi->G)
+        return;
+    for (s = slab; s < (P->w.mode == GCONV_IMPL_BWW_SLABS && (int)blockIdx.x == b1 ? P->w.splits
+                                                                                     : slab + 1);
+         s++)
+#pragma unroll
+        for (i = 0; i < GCONV_IMPL_BWH_MTW; i++)
+#pragma unroll
+            for (nt = 0; nt < NT; nt++)
+#pragma unroll
+                for (e = 0; e < 4; e++) {
+                    const int j = (mlo + i) * 16 + r8 + (e >> 1) * 8, k = nt * 8 + c2 + (e & 1);
+                    if (j < ncol && k < K)
+                        gconv_impl_bww_emit(&P->w, s, (int64_t)g * K + k, j,
+                                            s == slab ? acc[i][nt][e] : 0.0f);
+                }
+}
+#endif
+
+/* NT = K / 8 n-tiles (a literal: 1 or 2). */
+static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_params *P,
+                                                           gconv_dtype dt, const int NT)
+{
+#if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
+    GCONV_IMPL_DYN_SMEM(smem);
+    const gconv_impl_halo_params *hi = &P->hi, *ho = &P->ho;
+    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int Wp = hi->Wp, C = hi->C, bb = P->buf_bytes, hb = hi->P * GCONV_IMPL_HALO_PS;
+    int2 *pin = (int2 *)(smem + 2 * bb); /* [hi.P] halo pixel: input offset, row */
+    int2 *pout = pin + hi->P;            /* [Q] virtual pixel: d_out offset (-1 past OW), row */
+    int u = (int)((int64_t)blockIdx.x * hi->units / hi->blocks);
+    const int uend = (int)((int64_t)(blockIdx.x + 1) * hi->units / hi->blocks);
+    const int gl = warp / P->wpg, mlo = (warp - gl * P->wpg) * GCONV_IMPL_BWH_MTW;
+    const int qsteps = ho->P >> 4;
+    int aoff[GCONV_IMPL_BWH_MTW], boff, i, nt, buf, chunk, n, band;
+    float acc[GCONV_IMPL_BWH_MTW][4][4];
+    if (u >= uend)
+        return;
+    for (i = tid; i < hi->P; i += GCONV_IMPL_HALO_THREADS) {
+        const int hr = i / Wp, iw = i - hr * Wp - hi->pw;
+        pin[i] = make_int2((unsigned)iw < (unsigned)hi->W ? hr * hi->in_h + iw * hi->in_w : -1, hr);
+    }
+    for (i = tid; i < ho->P; i += GCONV_IMPL_HALO_THREADS) {
+        const int r = i / Wp, c = i - r * Wp;
+        /* -1 past OW and past the band's R rows (Q rounds R * Wp up to 16: those pixels are
+         * the next band's and must add nothing here) */
+        pout[i] = make_int2(c < hi->OW && r < hi->R ? r * ho->in_h + c * ho->in_w : -1, r);
+    }
+    /* A rows of this lane (ldmatrix.x4.trans: matrix lane / 8 = (j half (lane / 8) % 2,
+     * pixel half lane / 16), row lane % 8 of it = a pixel): m-tile mlo + i, rows
+     * j0 = 16 (mlo + i) + 8 ((lane / 8) % 2) .. + 7 = tap j0 / C, channels j0 % C ..; rows past
+     * taps * C read tap 0 (never emitted). B: pixel (lane % 8) + 8 ((lane / 8) % 2), channels
+     * 8 (lane / 16) of the group's K (x2: lanes 0-15). */
+#pragma unroll
+    for (i = 0; i < GCONV_IMPL_BWH_MTW; i++) {
+        const int j0 = (mlo + i) * 16 + ((lane >> 3) & 1) * 8;
+        const int tap = j0 < P->w.Ncol ? j0 >> hi->lc : 0, c0 = j0 < P->w.Ncol ? j0 & (C - 1) : 0;
+        const int ty = tap / hi->X, tx = tap - ty * hi->X;
+        aoff[i] = (ty * hi->dh * Wp + tx * hi->dw + (lane & 7) + (lane >> 4) * 8) *
+                      GCONV_IMPL_HALO_PS + (gl * C + c0) * 2;
+    }
+    boff = ((lane & 7) + ((lane >> 3) & 1) * 8) * GCONV_IMPL_HALO_PS + (gl * ho->C + (lane >> 4) * 8) * 2;
+    gconv_impl_bwh_zero(acc);
+    __syncthreads(); /* the tables, for the first copies */
+    {
+        const int per = hi->N * hi->bands;
+        chunk = u / per;
+        n = (u - chunk * per) / hi->bands;
+        band = u - chunk * per - n * hi->bands;
+    }
+    {
+        const int g0 = chunk * hi->GB, gv = hi->G - g0 < hi->GB ? hi->G - g0 : hi->GB;
+        gconv_impl_halo_fill(hi, smem, pin, n, band * hi->R, g0, gv);
+        gconv_impl_halo_fill(ho, smem + hb, pout, n, band * hi->R, g0, gv);
+        gconv_impl_igemm_cp_commit();
+    }
+    for (buf = 0; u < uend; u++, buf ^= 1) {
+        const unsigned sa = gconv_impl_igemm_smem_addr(smem + buf * bb);
+        const unsigned sb = sa + (unsigned)hb;
+        int nchunk = chunk, nn = n, nband = band + 1, s;
+        if (nband == hi->bands) {
+            nband = 0;
+            if (++nn == hi->N)
+                nn = 0, nchunk++;
+        }
+        /* this unit's copies are in; every warp is done with the previous unit, whose buffer
+         * the next unit's copies overwrite */
+        gconv_impl_igemm_cp_wait(0);
+        __syncthreads();
+        if (u + 1 < uend) {
+            const int g0 = nchunk * hi->GB, gv = hi->G - g0 < hi->GB ? hi->G - g0 : hi->GB;
+            unsigned char *nx = smem + (buf ^ 1) * bb;
+            gconv_impl_halo_fill(hi, nx, pin, nn, nband * hi->R, g0, gv);
+            gconv_impl_halo_fill(ho, nx + hb, pout, nn, nband * hi->R, g0, gv);
+        }
+        gconv_impl_igemm_cp_commit();
+        for (s = 0; s < qsteps; s++) {
+            const unsigned so = (unsigned)(s * 16 * GCONV_IMPL_HALO_PS);
+            unsigned b[4][2];
+            if (NT == 1) {
+                unsigned t2[2];
+                gconv_impl_igemm_ldsm_x2_t(sb + boff + so, t2);
+                b[0][0] = t2[0], b[0][1] = t2[1];
+            } else {
+#pragma unroll
+                for (nt = 0; nt < NT; nt += 2) {
+                    unsigned t4[4];
+                    gconv_impl_igemm_ldsm_x4_t(sb + boff + so + nt * 16, t4);
+                    b[nt][0] = t4[0], b[nt][1] = t4[1], b[nt + 1][0] = t4[2], b[nt + 1][1] = t4[3];
+                }
+            }
+#pragma unroll
+            for (i = 0; i < GCONV_IMPL_BWH_MTW; i++) {
+                unsigned a[4];
+                gconv_impl_igemm_ldsm_x4_t(sa + aoff[i] + so, a);
+#pragma unroll
+                for (nt = 0; nt < NT; nt++)
+                    gconv_impl_halo_mma(acc[i][nt], a, b[nt], dt);
+            }
+        }
+        if (u + 1 == uend || nchunk != chunk) {
+            gconv_impl_bwh_emit(P, acc, chunk, gl, mlo, NT);
+            gconv_impl_bwh_zero(acc);
+        }
+        chunk = nchunk, n = nn, band = nband;
+    }
+#else
+    (void)P, (void)dt, (void)NT;
+#endif
+}
+
 /* ---- host side ------------------------------------------------------------------------------- */
 
 static inline gconv_status gconv_impl_bww_check(const gconv_problem *p,
@@ -1813,6 +2014,122 @@ static inline void gconv_impl_bww_plan_tc(gconv_impl_bww_params *P, int kind, in
     gconv_impl_bww_set_mode(P, det);
 }
 
+/* Plan of the BWH kernel (the halo tensor-core kernel) for a filled P: 1 and B, or 0 when it
+ * does not take the problem (see its section for the scope; the user's split_k and the algo
+ * choices other than automatic keep the other kernels). Geometry as the forward halo kernel:
+ * bands of R = 128 / Wp rows (at least one), halved until two buffers fit; a persistent grid of
+ * two blocks per SM; slabs = the most blocks that share a group chunk. */
+static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_bww_params *W,
+                                      int det, gconv_impl_bwh_params *B)
+{
+#if GCONV_IMPL_HALO_ENABLE
+    const int C = p->C, K = p->K;
+    int lc, OH, OW, Wp, R, Q, Pn, bytes, sms, nb, i, taps;
+    int64_t units, per, chunks, blocks, most = 0;
+    gconv_act_strides si, so;
+    if (W->tin == GCONV_F32 || W->tin != W->tout || p->ndim > 2 || C != K)
+        return 0;
+    if (gconv_layout_family(gconv_in_layout(p)) != GCONV_NHWGC ||
+        gconv_layout_family(gconv_out_layout(p)) != GCONV_NHWGC)
+        return 0;
+    for (lc = 3; lc <= 4 && (1 << lc) != C; lc++)
+        ;
+    taps = p->filter[1] * p->filter[2];
+    /* C = 32 (80 accumulators a thread, one m-tile of work per k-step and warp) measured
+     * slower than the TC kernel on H200 (1024@7: 59 vs 45 us): C in {8, 16} only */
+    if (lc > 4 || p->stride[1] != 1 || p->stride[2] != 1 || taps > 10 ||
+        ((uintptr_t)W->in | (uintptr_t)W->dout) % 16)
+        return 0;
+    if (gconv_in_elems(p) >= ((int64_t)1 << 31) || gconv_out_elems(p) >= ((int64_t)1 << 31))
+        return 0;
+    si = gconv_in_strides(p), so = gconv_out_strides(p);
+    OH = gconv_out_len(p, 1), OW = gconv_out_len(p, 2);
+    Wp = OW + (p->filter[2] - 1) * p->dilation[2];
+    R = GCONV_IMPL_BWH_TARGET / Wp;
+    if (R < 1)
+        R = 1;
+    if (R > OH)
+        R = OH;
+    for (;;) {
+        nb = (OH + R - 1) / R;
+        R = (OH + nb - 1) / nb;
+        Q = (R * Wp + 15) / 16 * 16;
+        Pn = Q + (p->filter[1] - 1) * p->dilation[1] * Wp + (p->filter[2] - 1) * p->dilation[2];
+        bytes = 2 * (Pn + Q) * GCONV_IMPL_HALO_PS + (Pn + Q) * 8;
+        if (bytes <= GCONV_IMPL_BWH_MAX_SMEM)
+            break;
+        if (R == 1)
+            return 0;
+        R = (R + 1) / 2;
+    }
+    chunks = (p->G + 64 / C - 1) / (64 / C);
+    per = (int64_t)p->N * nb;
+    units = chunks * per;
+    if (units >= 0x7fffffffLL)
+        return 0;
+    memset(B, 0, sizeof *B);
+    B->w = *W;
+    {
+        gconv_impl_halo_params *h = &B->hi;
+        h->in = W->in, h->G = p->G, h->C = C, h->lc = lc, h->K = K, h->GB = 64 / C;
+        h->N = p->N, h->H = p->in[1], h->W = p->in[2], h->OH = OH, h->OW = OW;
+        h->Y = p->filter[1], h->X = p->filter[2], h->dh = p->dilation[1], h->dw = p->dilation[2];
+        h->ph = p->pad_lo[1], h->pw = p->pad_lo[2], h->taps = taps;
+        h->R = R, h->Wp = Wp, h->P = Pn, h->Q = Q, h->bands = nb, h->bg = (int)chunks;
+        h->units = (int)units;
+        h->in_n = (int)si.n, h->in_h = (int)si.s[1], h->in_w = (int)si.s[2];
+        h->out_n = (int)so.n, h->out_h = (int)so.s[1], h->out_w = (int)so.s[2];
+    }
+    /* the d_out view: rows oh0 .., no pad, no halo; only its copy fields are read */
+    B->ho = B->hi;
+    B->ho.in = W->dout, B->ho.C = K, B->ho.ph = 0, B->ho.pw = 0, B->ho.H = OH, B->ho.W = OW;
+    B->ho.P = Q, B->ho.in_n = (int)so.n, B->ho.in_h = (int)so.s[1], B->ho.in_w = (int)so.s[2];
+    B->wpg = C / 8;
+    B->mtg = (taps * C + 15) / 16;
+    B->buf_bytes = (Pn + Q) * GCONV_IMPL_HALO_PS;
+    sms = gconv_device_sm_count();
+    if (sms <= 0)
+        sms = 80;
+    /* two blocks per SM (launch bounds (256, 2), <= 110 KB each), but at least
+     * GCONV_IMPL_BWH_QPB k-steps per n-tile for each block: a block's hand-over (20 * NT sums
+     * a thread) costs about as much as that many k-steps of its math (H200 sweep of 16 / 32 /
+     * 64: fewer blocks only lost); both modes use slabs, so they run alike */
+    blocks = (int64_t)sms * 2;
+    {
+        const int64_t qb = units * (Q / 16) / ((int64_t)GCONV_IMPL_BWH_QPB * (K / 8));
+        if (blocks > qb)
+            blocks = qb;
+    }
+    if (blocks > units)
+        blocks = units;
+    if (blocks < 1)
+        blocks = 1;
+    B->hi.blocks = B->ho.blocks = (int)blocks;
+    /* slabs: blocks sharing a chunk (block of unit u: floor(((u + 1) B - 1) / U)) */
+    for (i = 0; i < chunks; i++) {
+        const int64_t b0 = ((i * per + 1) * blocks - 1) / units;
+        const int64_t b1 = (((i + 1) * per) * blocks - 1) / units;
+        most = b1 - b0 + 1 > most ? b1 - b0 + 1 : most;
+    }
+    B->w.splits = (int)most;
+    B->w.chunk = 0; /* not used */
+    /* slabs in both modes (det or not): the blocks of a chunk add the same sums, which
+     * atomics serialise; so the fast mode is deterministic here too */
+    (void)det;
+    gconv_impl_bww_set_mode(&B->w, 1);
+    return 1;
+#else
+    (void)p, (void)W, (void)det, (void)B;
+    return 0;
+#endif
+}
+
+/* Shared memory of a planned BWH launch: two buffers and the two copy tables. */
+static inline int gconv_impl_bwh_smem(const gconv_impl_bwh_params *B)
+{
+    return 2 * B->buf_bytes + (B->hi.P + B->ho.P) * 8;
+}
+
 static inline size_t gconv_impl_bww_ws_bytes(const gconv_impl_bww_params *P)
 {
     if (P->mode == GCONV_IMPL_BWW_DIRECT)
@@ -1890,6 +2207,15 @@ static inline size_t gconv_impl_bww_ws_default(const gconv_problem *p, gconv_dty
             }
             b = gconv_impl_bww_ws_bytes(&P);
             most = b > most ? b : most;
+        }
+        /* the BWH kernel, when the pointers turn out aligned */
+        if (algo == GCONV_BWD_WEIGHT_ALGO_AUTO && user <= 0) {
+            gconv_impl_bwh_params B;
+            gconv_impl_bww_fill(p, dt, tout, &P);
+            if (gconv_impl_bwh_plan(p, &P, det, &B)) {
+                b = gconv_impl_bww_ws_bytes(&B.w);
+                most = b > most ? b : most;
+            }
         }
         /* the TC kernel, when the pointers turn out aligned */
         if (algo != GCONV_BWD_WEIGHT_ALGO_DIRECT && gconv_impl_bww_tc_kind(p, dt, NULL, NULL) >= 0) {
@@ -2098,7 +2424,15 @@ static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
         const gconv_impl_tile t = {GCONV_IMPL_TILE_ARGS(TILE)};                                  \
         gconv_impl_bww_tc_body(&P, t, T, SW);                                                    \
     }
+#define GCONV_IMPL_BWW_BWH_KERNEL(kname, T, NT)                                                  \
+    static __global__ void __launch_bounds__(GCONV_IMPL_HALO_THREADS, 2)                         \
+        kname(gconv_impl_bwh_params P)                                                           \
+    {                                                                                            \
+        gconv_impl_bwh_body(&P, T, NT);                                                          \
+    }
 #define GCONV_IMPL_BWW_TC_KERNELS(name, T)                                                       \
+    GCONV_IMPL_BWW_BWH_KERNEL(name##_bwh1, T, 1)                                                 \
+    GCONV_IMPL_BWW_BWH_KERNEL(name##_bwh2, T, 2)                                                 \
     GCONV_IMPL_BWW_TC_KERNEL(name##_tc0, T, GCONV_IMPL_BWW_TC_TILE0, 0)                          \
     GCONV_IMPL_BWW_TC_KERNEL(name##_tc1, T, GCONV_IMPL_BWW_TC_TILE1, 1)                          \
     GCONV_IMPL_BWW_TC_KERNEL(name##_tc2, T, GCONV_IMPL_BWW_TC_TILE2, 1)                          \
@@ -2124,6 +2458,39 @@ static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
         if (tck_ == 3)                                                                           \
             GCONV_IMPL_BWW_GEMM_LAUNCH(name##_tc3, name##_fin, T,                                \
                                        GCONV_IMPL_BWW_TC_TILE3, P, a, stream, why, len);         \
+    } while (0)
+
+/* Plan and launch the BWH kernel when it takes the problem (a statement that returns then):
+ * the automatic algorithm without a user split only. */
+#define GCONV_IMPL_BWW_TRY_BWH(name, T, p, P, path, a, stream, why, len)                         \
+    do {                                                                                         \
+        gconv_impl_bwh_params B_;                                                                \
+        if ((path) == GCONV_IMPL_BWW_PATH_GEMM && (a)->algo == GCONV_BWD_WEIGHT_ALGO_AUTO &&     \
+            (a)->split_k <= 0 && gconv_impl_bwh_plan(p, &(P), (a)->deterministic, &B_)) {        \
+            static unsigned d1_ = 0, d2_ = 0;                                                    \
+            const int smem_ = gconv_impl_bwh_smem(&B_), nt_ = B_.hi.K / 8;                       \
+            const void *k_ = nt_ == 1 ? (const void *)name##_bwh1 : (const void *)name##_bwh2;   \
+            gconv_status s_;                                                                     \
+            /* the attribute is set once per device and kernel: to the most a plan uses */      \
+            if (gconv_impl_fwd_smem_attr(k_, GCONV_IMPL_BWH_MAX_SMEM,                            \
+                                         nt_ == 1 ? &d1_ : &d2_) != GCONV_OK)                    \
+                return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                              \
+                                       "cannot raise the shared-memory limit to %d bytes",       \
+                                       GCONV_IMPL_BWH_MAX_SMEM);                                 \
+            s_ = gconv_impl_bww_ws_prepare(&B_.w, a, stream, why, len);                          \
+            if (s_ != GCONV_OK)                                                                  \
+                return s_;                                                                       \
+            if (nt_ == 1)                                                                        \
+                hipLaunchKernelGGL(name##_bwh1, dim3((unsigned)B_.hi.blocks),                    \
+                                   dim3(GCONV_IMPL_HALO_THREADS), (size_t)smem_, stream, B_);    \
+            else                                                                                 \
+                hipLaunchKernelGGL(name##_bwh2, dim3((unsigned)B_.hi.blocks),                    \
+                                   dim3(GCONV_IMPL_HALO_THREADS), (size_t)smem_, stream, B_);    \
+            s_ = gconv_impl_bww_launched(why, len);                                              \
+            if (s_ != GCONV_OK)                                                                  \
+                return s_;                                                                       \
+            GCONV_IMPL_BWW_FINISH(name##_fin, &B_.w, stream, why, len);                          \
+        }                                                                                        \
     } while (0)
 
 /* Whether an instantiation has TC kernels: T 16-bit and ACT_FAMILY NHWGC or GNHWC. */
@@ -2203,6 +2570,7 @@ static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
             P.alpha = a->alpha, P.beta = a->beta;                                                \
         }                                                                                        \
         GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_HAS_TC(T, ACT_FAMILY))(                                 \
+            GCONV_IMPL_BWW_TRY_BWH(name, T, p, P, path_, a, stream, why_, len_);                 \
             GCONV_IMPL_BWW_TRY_TC(name, T, p, P, path_, a, stream, why_, len_);)                 \
         kind_ = gconv_impl_bww_gemm_kind(p);                                                     \
         if (kind_ == 0) {                                                                        \

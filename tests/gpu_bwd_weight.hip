@@ -400,6 +400,15 @@ static const gt_fixed gt_fixed_cases[] = {
     {"tc k36", 2, 1, 2, 32, 36, {1, 10, 9}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
     {"tc k68 s2", 2, 2, 1, 16, 68, {1, 9, 13}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 1, 0}, {0, 0, 1}},
     {"tc k4 c16", 2, 3, 2, 16, 4, {1, 6, 7}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    /* BWH kernel (CUDA, fp16 / bf16, NHWGC, C = K in {8, 16}, stride 1, <= 10 taps, the
+     * automatic algorithm without a user split): several group chunks, a partial chunk,
+     * dilation with asymmetric pads, 1D, a short last band; "tc k8 g4" and "gemm c16" above
+     * take it too */
+    {"bwh c8 g16", 2, 16, 2, 8, 8, {1, 12, 11}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"bwh c16 g6", 2, 6, 2, 16, 16, {1, 9, 10}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"bwh c16 d2", 2, 3, 2, 16, 16, {1, 9, 9}, {1, 3, 3}, {1, 1, 1}, {1, 2, 2}, {0, 2, 1}, {0, 1, 2}},
+    {"bwh c8 1d", 1, 8, 3, 8, 8, {1, 1, 40}, {1, 1, 5}, {1, 1, 1}, {1, 1, 2}, {0, 0, 3}, {0, 0, 1}},
+    {"bwh c16 tall", 2, 4, 1, 16, 16, {1, 23, 6}, {1, 3, 2}, {1, 1, 1}, {1, 1, 1}, {0, 1, 0}, {0, 1, 1}},
 };
 
 static void gt_fixed_problem(const gt_fixed *e, gconv_problem *p)
@@ -500,6 +509,30 @@ Test(bwd_weight, determinism, .timeout = 60)
             o.split_k = j ? 0 : 64, o.det = 1, o.epi = GT_EPI_BILINEAR;
             o.init = GT_INIT_DECIMAL, o.repeats = 4, o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
             gt_case(im, &p, &o, 77 + (uint64_t)i);
+        }
+}
+
+/* The BWH kernel's persistent grid: more units than resident blocks, so block ranges cross
+ * group chunks and several blocks share a chunk (slabs); C = K = 8, 16 ResNeXt-like (and 32,
+ * which the TC kernel takes), 16 images, deterministic (repeated, bit for bit) and fast, fp16
+ * and bf16. */
+Test(bwd_weight, bwh_persistent, .timeout = 180)
+{
+    static const int cs[3] = {8, 16, 32}, hw[3] = {28, 14, 7};
+    int i, j;
+    gt_require_gpu();
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 2; j++) {
+            gconv_problem p;
+            gt_opts o;
+            const gt_bww_impl *im = &gt_impls[j ? GT_T_BF16 : GT_T_F16][0];
+            gconv_problem_2d(&p, 256 / cs[i], 16, cs[i], cs[i], hw[i], hw[i], 3, 3, 1, 1, 1, 1, 1,
+                             1);
+            gt_set_layouts(&p, im);
+            o.split_k = 0, o.det = j == 0, o.epi = i == 1 ? GT_EPI_BILINEAR : GT_EPI_OVERWRITE;
+            o.init = GT_INIT_DECIMAL, o.repeats = o.det ? 2 : 0;
+            o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
+            gt_case(im, &p, &o, 0xB3A0u + (uint64_t)(i * 2 + j));
         }
 }
 
