@@ -758,8 +758,9 @@ static inline int gconv_impl_bwdd_fwd_view(const gconv_problem *p, gconv_problem
 #define GCONV_BWD_DATA_DW_FWD_MIN_ELEMS 0
 #endif
 
-/* The forward-direct route: NHWGC instantiations, stride 1, depthwise (C = K = 1) or
- * C = K = 4 per group (the forward FEWC kernel, ResNeXt's first stage). */
+/* The forward-direct route: NHWGC instantiations, stride 1, and a forward view the halo
+ * kernel plans (4 to 32 channels per group), or depthwise (C = K = 1: DW3 / the direct
+ * kernels), or C = K = 4 the halo kernel does not take (G odd: the forward FEWC kernel). */
 static inline int gconv_impl_bwdd_fd_route(const gconv_problem *p, gconv_dtype t,
                                             int nhwgc_inst)
 {

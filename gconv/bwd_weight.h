@@ -2045,14 +2045,9 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
     si = gconv_in_strides(p), so = gconv_out_strides(p);
     OH = gconv_out_len(p, 1), OW = gconv_out_len(p, 2);
     Wp = OW + (p->filter[2] - 1) * p->dilation[2];
-    R = GCONV_IMPL_BWH_TARGET / Wp;
-    if (R < 1)
-        R = 1;
-    if (R > OH)
-        R = OH;
+    R = gconv_impl_halo_rows(OH, GCONV_IMPL_BWH_TARGET / Wp);
     for (;;) {
         nb = (OH + R - 1) / R;
-        R = (OH + nb - 1) / nb;
         Q = (R * Wp + 15) / 16 * 16;
         Pn = Q + (p->filter[1] - 1) * p->dilation[1] * Wp + (p->filter[2] - 1) * p->dilation[2];
         bytes = 2 * (Pn + Q) * GCONV_IMPL_HALO_PS + (Pn + Q) * 8;
@@ -2060,7 +2055,7 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
             break;
         if (R == 1)
             return 0;
-        R = (R + 1) / 2;
+        R = gconv_impl_halo_rows(OH, (R + 1) / 2);
     }
     chunks = (p->G + 64 / C - 1) / (64 / C);
     per = (int64_t)p->N * nb;
@@ -2073,9 +2068,9 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
         gconv_impl_halo_params *h = &B->hi;
         h->in = W->in, h->G = p->G, h->C = C, h->lc = lc, h->K = K, h->GB = 64 / C;
         h->N = p->N, h->H = p->in[1], h->W = p->in[2], h->OH = OH, h->OW = OW;
-        h->Y = p->filter[1], h->X = p->filter[2], h->dh = p->dilation[1], h->dw = p->dilation[2];
+        h->X = p->filter[2], h->dh = p->dilation[1], h->dw = p->dilation[2];
         h->ph = p->pad_lo[1], h->pw = p->pad_lo[2], h->taps = taps;
-        h->R = R, h->Wp = Wp, h->P = Pn, h->Q = Q, h->bands = nb, h->bg = (int)chunks;
+        h->R = R, h->Wp = Wp, h->P = Pn, h->Q = Q, h->bands = nb;
         h->units = (int)units;
         h->in_n = (int)si.n, h->in_h = (int)si.s[1], h->in_w = (int)si.s[2];
         h->out_n = (int)so.n, h->out_h = (int)so.s[1], h->out_w = (int)so.s[2];

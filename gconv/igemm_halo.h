@@ -87,14 +87,14 @@ typedef struct gconv_impl_halo_params {
     int pair;                /* C = K = 4: each kernel group is a pair of the problem's groups */
     int G, C, lc, K, GB;     /* kernel groups, their channels, log2 C, K, groups per chunk */
     int N, H, W, OH, OW;     /* images, input and output sizes (1D: H = OH = 1) */
-    int Y, X, dh, dw, ph, pw;
+    int X, dh, dw, ph, pw;   /* filter width, dilations, low pads (rows, columns) */
     int taps, TC, KS;        /* filter taps, taps * C, k-steps of 16 */
-    int R, Wp, NT, MT, MTP;  /* band rows, tile width, n-tiles, m-tiles per item, items per
-                                group */
+    int R, Wp, NT, MTP;      /* band rows, tile width, n-tiles (m-tiles per item: 4 / NT),
+                                items per group */
     int P;                   /* halo pixels (with slack for the last m-tile's taps) */
     int Q;                   /* virtual output pixels covered by the items */
     int wrow;                /* weight row length in shared memory (elements) */
-    int bands, bg;           /* row bands per image, group chunks */
+    int bands;               /* row bands per image */
     int units, blocks;       /* work units (chunk, image, band); persistent blocks launched */
     int halo_bytes, w_bytes; /* one halo buffer; the weights */
     int in_n, in_h, in_w;    /* input strides of n, h, w (elements) */
@@ -600,8 +600,23 @@ static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_hal
 #endif
 }
 
+/* Band height for OH output rows from a wished-for height R (clamped to 1 .. OH): the
+ * fewest bands of at most R rows, then rows spread evenly over them. Shared by the forward
+ * halo kernel and the backward-weight BWH kernel (gconv/bwd_weight.h). */
+static inline int gconv_impl_halo_rows(int OH, int R)
+{
+    int nb;
+    if (R < 1)
+        R = 1;
+    if (R > OH)
+        R = OH;
+    nb = (OH + R - 1) / R;
+    return (OH + nb - 1) / nb;
+}
+
 /* Plan a problem for the halo kernel: 1 and the parameters, or 0 if it does not fit. The
- * launcher sets P->blocks (gconv_impl_halo_grid). */
+ * launcher sets P->blocks (gconv_impl_halo_grid). Band rows: at most GCONV_IMPL_HALO_TARGET
+ * virtual pixels, halved until two halo buffers, the weights and the tables fit. */
 static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, const void *in,
                                        const void *wei, void *out, const gconv_epilogue *epi,
                                        gconv_impl_halo_params *P)
@@ -641,18 +656,7 @@ static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, c
     MT = 4 / NT;
     wbytes = GB * NT * 8 * wrow * 2;
     Wp = OW + (p->filter[2] - 1) * p->dilation[2];
-    /* band rows: at most GCONV_IMPL_HALO_TARGET virtual pixels (at least one row), then
-     * bands of nearly equal height */
-    {
-        int nb;
-        R = GCONV_IMPL_HALO_TARGET / Wp;
-        if (R < 1)
-            R = 1;
-        if (R > OH)
-            R = OH;
-        nb = (OH + R - 1) / R;
-        R = (OH + nb - 1) / nb;
-    }
+    R = gconv_impl_halo_rows(OH, GCONV_IMPL_HALO_TARGET / Wp);
     for (;;) {
         mtiles = (R * Wp + 15) / 16;
         MTP = (mtiles + MT - 1) / MT;
@@ -664,7 +668,7 @@ static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, c
             break;
         if (R == 1)
             return 0;
-        R = (R + 1) / 2;
+        R = gconv_impl_halo_rows(OH, (R + 1) / 2);
     }
     units = (int64_t)((G + GB - 1) / GB) * p->N * ((OH + R - 1) / R);
     if (units >= 0x7fffffffLL)
@@ -687,13 +691,13 @@ static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, c
     P->pair = pair;
     P->G = G, P->C = C, P->lc = lc, P->K = K, P->GB = GB;
     P->N = p->N, P->H = p->in[1], P->W = p->in[2], P->OH = OH, P->OW = OW;
-    P->Y = p->filter[1], P->X = p->filter[2];
+    P->X = p->filter[2];
     P->dh = p->dilation[1], P->dw = p->dilation[2];
     P->ph = p->pad_lo[1], P->pw = p->pad_lo[2];
     P->taps = taps, P->TC = TC, P->KS = KS;
-    P->R = R, P->Wp = Wp, P->NT = NT, P->MT = MT, P->MTP = MTP;
+    P->R = R, P->Wp = Wp, P->NT = NT, P->MTP = MTP;
     P->P = Pn, P->Q = 16 * MT * MTP, P->wrow = wrow;
-    P->bands = (OH + R - 1) / R, P->bg = (G + GB - 1) / GB;
+    P->bands = (OH + R - 1) / R;
     P->units = (int)units, P->blocks = (int)units;
     P->halo_bytes = halo, P->w_bytes = wbytes;
     {
