@@ -50,13 +50,15 @@
  * Algorithm. Depthwise problems with the groups contiguous in the input (NHWGC, G a multiple
  * of 8), 2D (1D for the band kernel), fp16 / bf16, 16-byte aligned in / w1, on CUDA take one of
  * three specialised kernels (GCONV_FUSED_FWD, _USER_OP and _USER_ACT try them in this order):
+ *   - the tile kernel (gconv/fused_tile.h), first for outputs of at most GCONV_IMPL_FT_FIRSTPX
+ *     pixels per image (14x14 and smaller): 3x3, any stride / dilation: a block computes the
+ *     depthwise conv of a few whole output rows for all channels into shared memory, then
+ *     the pointwise GEMM with w1 streamed in 64-channel chunks;
  *   - the row kernel (gconv/fused_rows.h): 3x3, stride 1 or 2, no dilation, w1 of at most
  *     64 KB: each thread streams its input columns down the image through a cp.async ring
  *     (as the forward depthwise kernel does), the block turns each finished output row into
  *     pointwise outputs on tensor cores one row later, w1 resident in shared memory;
- *   - the tile kernel (gconv/fused_tile.h): 3x3, any stride / dilation, K1 above 128: a block
- *     computes the depthwise conv of a few whole output rows for all channels into shared
- *     memory, then the pointwise GEMM with w1 streamed in 64-channel chunks;
+ *   - the tile kernel on larger outputs where K1 is above 128;
  *   - the band kernel (gconv/fused_band.h; also 16-byte aligned w0 / b0, any filter of at most
  *     64 taps): a persistent block reads a band of output rows' input with its halo once into
  *     shared memory by cp.async, several steps ahead, computes the depthwise conv for 32 or 64
@@ -1109,9 +1111,9 @@ static inline int gconv_impl_fused_occupancy(const void *k, int threads, int sme
     gconv_impl_fused_fill(p, K1, a, T, &P);
 
 /* Where a launch starts its search for a kernel (internal: tests pin kernels with it): the row
- * kernel, then the tile kernel (by default only for K1 > GCONV_IMPL_FT_MINK1, where it beats
- * the band kernel), then the band kernel, then the general kernels, each taken if the problem
- * is in its scope. */
+ * kernel (preceded by the tile kernel on small outputs, gconv_impl_ft_first), then the tile
+ * kernel (by default only for K1 > GCONV_IMPL_FT_MINK1, where it beats the band kernel), then
+ * the band kernel, then the general kernels, each taken if the problem is in its scope. */
 enum {
     GCONV_IMPL_FUSED_FROM_ROWS = 0,
     GCONV_IMPL_FUSED_FROM_TILE = 1,
@@ -1148,6 +1150,13 @@ enum {
         int from)                                                                                \
     {                                                                                            \
         GCONV_IMPL_FUSED_HEAD(T, ACT, WEI)                                                       \
+        if (from <= GCONV_IMPL_FUSED_FROM_ROWS &&                                                \
+            gconv_impl_ft_first(p)) {                                                            \
+            gconv_impl_ft_params F_;                                                             \
+            if (gconv_impl_ft_plan(p, K1, a, T, gconv_device_sm_count(), &F_))                   \
+                GCONV_IMPL_FUSED_GO_N(name##_ft, F_.items, GCONV_IMPL_FT_THREADS, F_.smem, stream, \
+                                      F_, why_, len_);                                           \
+        }                                                                                        \
         if (from <= GCONV_IMPL_FUSED_FROM_ROWS) {                                                \
             gconv_impl_fr_params F_;                                                             \
             if (gconv_impl_fr_plan(p, K1, a, T, gconv_device_sm_count(), &F_))                   \

@@ -1,28 +1,37 @@
 /* gconv/fused_tile.h: the tile kernel of the fused depthwise -> pointwise forward
- * (gconv/fused_fwd.h), for 3x3 depthwise blocks on small images with many channels and many
- * output channels (the last MobileNet layers: 7x7, 960 channels, K1 160), where the row kernel
- * (gconv/fused_rows.h) cannot keep w1 on chip and the band kernel (gconv/fused_band.h) gets
- * tiles of 32 pixels. Tried after the row kernel and before the band kernel, for K1 above
- * GCONV_IMPL_FT_MINK1.
+ * (gconv/fused_fwd.h), for 3x3 depthwise blocks on small images with many channels (the deep
+ * MobileNet layers: 14x14 or 7x7, 384-960 channels, K1 64-160), where the row kernel
+ * (gconv/fused_rows.h) cannot keep w1 on chip and the band kernel (gconv/fused_band.h) spends
+ * most of its instructions on per-step bookkeeping.
  *
  * Scope (gconv_impl_ft_plan): the shared scope of gconv_impl_fb_scope (depthwise, G a multiple
  * of 8, NHWGC input, 2D, fp16 / bf16, in / w1 16-byte aligned, CUDA sm_80+), a 3x3 filter with
- * any stride, dilation and padding, at most 128 output columns (one segment), and G small
- * enough that a tile of at least one output row of intermediate values fits on chip.
+ * any stride, dilation and padding, at most 128 output columns, and G small enough that a tile
+ * of at least one output row of intermediate values fits on chip.
  *
- * Work. A block takes one item: image n, output rows [h0, h0 + RT) (all OW columns: PT = RT * OW
- * pixels), and a tile [k10, k10 + K1t) of the pointwise channels (more than one only where the
- * accumulators would not fit; each recomputes stage 1). Two phases:
+ * Work. A block takes one item: image n, output rows [h0, h0 + RT) (all OW columns: at most
+ * PT = RT * OW pixels), and a tile [k10, k10 + K1t) of the pointwise channels (more than one
+ * only where the accumulators would not fit; each recomputes stage 1). Two phases:
  *   stage 1: thread t owns channel vector cv = t % cvs for the whole item (its 9 taps and b0
- *     in registers) and the pixels p = t / cvs, + L, + 2L, ... (L = 256 / cvs lanes per
- *     vector); for each pixel the 9 input vectors come straight from global memory (16-byte
- *     loads; neighbours' overlapping windows hit L1), then + b0, act0, rounded to T, into the A
- *     tile (PT pixels x G channels, rows of AST bytes: an odd number of 16-byte chunks);
+ *     in fp32 registers) and the tasks pl, pl + L, ... (pl = t / cvs, L = 256 / cvs lanes per
+ *     vector); a task is a run of TW output columns of one output row. The task's three input
+ *     rows (SPAN columns of 16 bytes each) come straight from global memory (neighbouring
+ *     tasks' overlapping windows hit L1); each input element is converted to fp32 once and
+ *     feeds every output column whose window covers it. The next task's rows are loaded as
+ *     soon as this task's row of the same ky is consumed, so a task's loads fly during the
+ *     previous one's arithmetic. + b0, act0, rounded to T, into the A tile (pixels x G
+ *     channels, rows of AST bytes: an odd number of 16-byte chunks). Forms: stride 1 and no
+ *     column dilation (TW 4, 6 window columns), stride 2 and no column dilation (TW 2, 5),
+ *     anything else (TW 1, 3 window columns at the dilated positions).
  *   stage 2: out[p][k1] = A[p][:] . w1[k1][:] on tensor cores (m16n8k16 mma.sync), w1 streamed
- *     through NS shared-memory buffers of 64 channels (cp.async, NS - 1 chunks ahead); warp w
- *     owns (16-pixel m-tile, 16-channel n-pair) units w, w + 8, ... (at most UMAX), their fp32
- *     accumulators in registers over the whole K; then + b1, the epilogue, stores.
- * One block per SM (registers); items are sized so that there are about as many as SMs.
+ *     through NS shared-memory buffers of 64 channels (cp.async, NS - 1 chunks ahead; the first
+ *     ones fly during stage 1); the 8 warps form a WM x (8 / WM) grid over (16-pixel m-tiles,
+ *     16-channel n-pairs), each warp MT x NP of them (MT <= 2, NP <= 4): per k-step MT + NP
+ *     ldmatrix.x4 feed 2 * MT * NP mma; the fp32 accumulators stay in registers over the
+ *     whole K; then + b1, the epilogue, stores.
+ * One block per SM (registers: taps, three rows of raw input and the accumulators of stage 1);
+ * the plan picks the rows per item from a cost model (stage-1 work, w1 bytes from L2, GEMM
+ * shared-memory traffic, waves of one block per SM).
  *
  * Used by gconv/fused_fwd.h; needs a HIP or CUDA compiler.
  */
@@ -32,15 +41,21 @@
 #include "fused_rows.h"
 
 #define GCONV_IMPL_FT_THREADS 256
-/* The default search takes the tile kernel only above this K1: there the band kernel's tiles
- * shrink to 32 pixels (H200, 960@7 -> 160: 43 against 54 us; 576@14 -> 96: 63 against 48) */
+#define GCONV_IMPL_FT_NW (GCONV_IMPL_FT_THREADS / 32) /* warps */
+/* The default search tries the tile kernel first for outputs of at most FIRSTPX pixels per
+ * image (there it beats the row kernel, whose columns are short: H100, MobileNetV2 384@14 ->
+ * 64 19 against 23 us; 192@28 -> 32 43 against 32), else after the row kernel for K1 above
+ * MINK1 (bench/NOTES.md) */
+#define GCONV_IMPL_FT_FIRSTPX 256
 #define GCONV_IMPL_FT_MINK1 128
-#define GCONV_IMPL_FT_UMAX 8       /* stage-2 units (16 x 16 outputs) per warp */
+#define GCONV_IMPL_FT_MTMAX 2      /* m-tiles per warp */
+#define GCONV_IMPL_FT_NPMAX 4      /* n-pairs (16 channels) per warp */
 #define GCONV_IMPL_FT_PTMAX 128    /* pixels per item */
 #define GCONV_IMPL_FT_SMEM GCONV_IMPL_SMEM_MAX /* one block per SM (registers) */
 #define GCONV_IMPL_FT_NS 4         /* w1 chunk buffers (NS - 1 in flight) */
 #define GCONV_IMPL_FT_KC 64        /* w1 channels per streamed chunk */
 #define GCONV_IMPL_FT_WST 144      /* bytes per w1 chunk row: 8 chunks + 1 (odd) */
+#define GCONV_IMPL_FT_SPANMAX 6    /* stage-1 window columns per task */
 
 typedef struct gconv_impl_ft_params {
     const void *in, *w0, *b0, *w1, *b1;
@@ -53,23 +68,65 @@ typedef struct gconv_impl_ft_params {
     int pair;                /* out_c == 1, K1 even: 32-bit stores of channel pairs */
     int plain;               /* the epilogue is a plain store (alpha 1, no D, no act) */
     int sh, sw, dh, dw;      /* stride, dilation */
+    int form, TW, segs;      /* stage-1 form (1: stride 1, 2: stride 2, 0: any), columns per
+                              * task, tasks per output row */
+    int w0vec;               /* w0 16-byte aligned: the taps by 16-byte loads */
     int cvs, L;              /* channel vectors, stage-1 lanes per vector */
     int RT, rblocks, K1t, k1tiles, items; /* item geometry */
-    int PTp, AST, nps, units, nkc; /* GEMM: pixels (multiple of 16), A row bytes, n-pairs per
-                                    * K1 tile, units, w1 chunks */
-    float rnps, row;         /* 1 / nps, 1 / OW */
+    int PTp, AST, mtiles, nps, WM, MT, NP, nkc; /* GEMM: pixels (multiple of 16), A row
+                                                 * bytes, m-tiles, n-pairs per K1 tile, warp
+                                                 * grid, tiles per warp, w1 chunks */
+    float row;               /* 1 / OW */
     int woff, b1off, smem;   /* shared memory: A at 0, NS w1 buffers, b1 */
 } gconv_impl_ft_params;
 
-/* Shared-memory plan for RT rows; returns the bytes. */
+/* Shared-memory plan for RT rows (the C tile of the epilogue reuses the A tile and w1
+ * buffers); returns the bytes. */
 static inline int gconv_impl_ft_smem_plan(gconv_impl_ft_params *F, int RT)
 {
+    const int k1r = (F->K1t + 15) / 16 * 16;
     F->RT = RT;
     F->PTp = (RT * F->OW + 15) / 16 * 16;
+    const int cbytes = F->PTp * (F->K1t + (F->K1t % 32 == 0 ? 8 : 24)) * 4; /* C tile */
     F->woff = F->PTp * F->AST;
-    F->b1off = F->woff + GCONV_IMPL_FT_NS * ((F->K1t + 15) / 16 * 16) * GCONV_IMPL_FT_WST;
-    F->smem = F->b1off + ((F->K1t + 15) / 16 * 16) * 4;
+    F->b1off = F->woff + GCONV_IMPL_FT_NS * k1r * GCONV_IMPL_FT_WST;
+    if (F->b1off < cbytes)
+        F->b1off = cbytes;
+    F->smem = F->b1off + k1r * 4;
     return F->smem;
+}
+
+/* The warp grid for mtiles x nps (16 x 16) tiles: WM warps along m (8 / WM along n), MT x NP
+ * tiles per warp (at most MTMAX x NPMAX); the fewest mma per warp, then the fewest ldmatrix.
+ * Returns 0 if no grid covers the tiles. */
+static inline int gconv_impl_ft_warps(gconv_impl_ft_params *F, int mtiles, int nps)
+{
+    int wm, best = -1;
+    for (wm = 1; wm <= GCONV_IMPL_FT_NW; wm *= 2) {
+        const int wn = GCONV_IMPL_FT_NW / wm, mt = (mtiles + wm - 1) / wm, np = (nps + wn - 1) / wn;
+        const int score = mt * np * 64 + mt + np;
+        if (mt > GCONV_IMPL_FT_MTMAX || np > GCONV_IMPL_FT_NPMAX)
+            continue;
+        if (best < 0 || score < best)
+            best = score, F->WM = wm, F->MT = mt, F->NP = np;
+    }
+    F->mtiles = mtiles, F->nps = nps;
+    return best >= 0;
+}
+
+/* Fill F's K1 tiling and warp grid for RT rows: the fewest K1 tiles whose warp grid and
+ * shared memory fit. Returns 0 if none does. */
+static inline int gconv_impl_ft_fit(gconv_impl_ft_params *F, int RT)
+{
+    const int npall = (F->K1 + 15) / 16, mtiles = (RT * F->OW + 15) / 16;
+    for (F->k1tiles = 1; F->k1tiles <= npall; F->k1tiles++) {
+        const int nps = (npall + F->k1tiles - 1) / F->k1tiles;
+        F->K1t = nps * 16;
+        if (gconv_impl_ft_warps(F, mtiles, nps) &&
+            gconv_impl_ft_smem_plan(F, RT) <= GCONV_IMPL_FT_SMEM)
+            return 1;
+    }
+    return 0;
 }
 
 /* Plan the tile kernel for problem p (the fused launcher has validated it). Returns 1 and fills
@@ -79,7 +136,8 @@ static inline int gconv_impl_ft_plan(const gconv_problem *p, int K1,
                                      gconv_impl_ft_params *F)
 {
     gconv_act_strides si, so;
-    int o[3], RT;
+    int o[3], RT, best = -1;
+    int64_t bcost = -1;
     memset(F, 0, sizeof *F);
     if (!gconv_impl_fb_scope(p, K1, a, dt, o, &si, &so))
         return 0;
@@ -89,52 +147,52 @@ static inline int gconv_impl_ft_plan(const gconv_problem *p, int K1,
         sms = 80;
     GCONV_IMPL_FB_FILL(F, p, K1, a, o, si, so);
     F->sh = p->stride[1], F->sw = p->stride[2], F->dh = p->dilation[1], F->dw = p->dilation[2];
+    F->form = F->dw != 1 ? 0 : F->sw == 1 ? 1 : F->sw == 2 ? 2 : 0;
+    F->TW = F->form == 1 ? 4 : F->form == 2 ? 2 : 1;
+    F->segs = (F->OW + F->TW - 1) / F->TW;
+    F->w0vec = (uintptr_t)a->w0 % 16 == 0;
     F->cvs = F->GK / 8;
     if (F->cvs > GCONV_IMPL_FT_THREADS)
         return 0;
     F->L = GCONV_IMPL_FT_THREADS / F->cvs;
     F->AST = (F->cvs + (F->cvs & 1) + 1) * 16;
-    /* the most rows (pixels <= PTMAX) whose A tile fits, with the K1 tiles the accumulators
-     * need at that height (k1tiles must stay as found for the lowered RT below: fewer m-tiles
-     * need no more tiles) */
-    for (RT = GCONV_IMPL_FT_PTMAX / F->OW; RT >= 1; RT--) {
-        const int mt = (RT * F->OW + 15) / 16;
-        int nps = (K1 + 15) / 16;
-        F->k1tiles = 1;
-        while (mt * ((nps + F->k1tiles - 1) / F->k1tiles) > 8 * GCONV_IMPL_FT_UMAX)
-            F->k1tiles++;
-        nps = (nps + F->k1tiles - 1) / F->k1tiles;
-        F->K1t = nps * 16;
-        F->nps = nps;
-        if (gconv_impl_ft_smem_plan(F, RT) <= GCONV_IMPL_FT_SMEM)
-            break;
-    }
-    if (RT < 1)
-        return 0;
-    /* rows per item: the fewest waves of one block per SM, each costing its rows + about one
-     * (weights, pipeline start) */
-    {
-        int r, best = RT;
-        int64_t bcost = -1;
-        for (r = RT; r >= 1; r--) {
-            const int64_t items = (int64_t)p->N * ((F->OH + r - 1) / r) * F->k1tiles;
-            const int64_t cost = (items + sms - 1) / sms * (r + 1);
-            if (bcost < 0 || cost < bcost)
-                bcost = cost, best = r;
-        }
-        RT = best;
-    }
-    F->rblocks = (F->OH + RT - 1) / RT;
-    F->RT = RT = (F->OH + F->rblocks - 1) / F->rblocks;
-    gconv_impl_ft_smem_plan(F, RT);
-    F->units = (F->PTp / 16) * F->nps;
-    F->rnps = 1.0f / (float)F->nps;
     F->row = 1.0f / (float)F->OW;
+    /* rows per item by a cost model in SM cycles (H100 / H200 orders of magnitude): stage 1
+     * ~2 cycles per (pixel, channel vector); w1 from L2 at ~32 bytes per cycle per SM; the
+     * GEMM's ldmatrix.x4 at 4 cycles each (512 bytes at 128 bytes per cycle), 8 warps x
+     * (MT + NP) per k-step; about 1500 cycles of fixed cost per item; waves of one block per
+     * SM. */
+    for (RT = GCONV_IMPL_FT_PTMAX / F->OW < F->OH ? GCONV_IMPL_FT_PTMAX / F->OW : F->OH; RT >= 1;
+         RT--) {
+        const int rblocks = (F->OH + RT - 1) / RT, rt = (F->OH + rblocks - 1) / rblocks;
+        int64_t items, waves, s1, w1, gm, cost;
+        if (rt != RT || !gconv_impl_ft_fit(F, RT))
+            continue;
+        items = (int64_t)p->N * rblocks * F->k1tiles;
+        waves = (items + sms - 1) / sms;
+        s1 = (int64_t)RT * F->OW * F->cvs * 2;
+        w1 = (int64_t)F->K1t * F->GK / 16;
+        gm = (int64_t)((F->cvs + 1) / 2) * 4 * GCONV_IMPL_FT_NW * (F->MT + F->NP);
+        cost = waves * (s1 + (w1 > gm ? w1 : gm) + 1500);
+        if (bcost < 0 || cost < bcost)
+            bcost = cost, best = RT;
+    }
+    if (best < 0 || !gconv_impl_ft_fit(F, best))
+        return 0;
+    F->rblocks = (F->OH + best - 1) / best;
     F->nkc = (F->GK + GCONV_IMPL_FT_KC - 1) / GCONV_IMPL_FT_KC;
     if ((int64_t)p->N * F->rblocks * F->k1tiles > 0x7fffffffLL)
         return 0;
     F->items = p->N * F->rblocks * F->k1tiles;
     return 1;
+}
+
+/* Whether the default search tries the tile kernel before the row kernel (see FIRSTPX). */
+static inline int gconv_impl_ft_first(const gconv_problem *p)
+{
+    int o[3];
+    gconv_out_sizes(p, o);
+    return (int64_t)o[0] * o[1] * o[2] <= GCONV_IMPL_FT_FIRSTPX;
 }
 
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
@@ -154,6 +212,148 @@ static __device__ __forceinline__ void gconv_impl_ft_issue_w1(const gconv_impl_f
     }
 }
 
+/* Load one input row of a stage-1 task: SPAN 16-byte vectors at columns iw0 + j * cstep of
+ * input row ih (zeros outside the image); base points at the thread's channels of image n.
+ * inside: the task's whole window is inside the image (no tests). */
+static __device__ __forceinline__ void gconv_impl_ft_row(uint32_t (*x)[4],
+                                                         const unsigned short *base,
+                                                         const gconv_impl_ft_params *F, int ih,
+                                                         int iw0, int cstep, int inside,
+                                                         const int SPAN)
+{
+    if (inside) {
+        const unsigned short *rp = base + ih * F->in_h + iw0 * F->in_w;
+        const int step = cstep * F->in_w;
+#pragma unroll
+        for (int j = 0; j < SPAN; j++) {
+            const uint4 v = *(const uint4 *)(rp + j * step);
+            x[j][0] = v.x, x[j][1] = v.y, x[j][2] = v.z, x[j][3] = v.w;
+        }
+    } else {
+        const int rowok = (unsigned)ih < (unsigned)F->H;
+        const unsigned short *rp = base + (rowok ? ih * F->in_h : 0);
+#pragma unroll
+        for (int j = 0; j < SPAN; j++) {
+            const int iw = iw0 + j * cstep;
+            uint4 v = make_uint4(0u, 0u, 0u, 0u);
+            if (rowok && (unsigned)iw < (unsigned)F->W)
+                v = *(const uint4 *)(rp + iw * F->in_w);
+            x[j][0] = v.x, x[j][1] = v.y, x[j][2] = v.z, x[j][3] = v.w;
+        }
+    }
+}
+
+/* Whether task (output row h, first window column iw0) reads only inside the image. */
+static __device__ __forceinline__ int gconv_impl_ft_inside(const gconv_impl_ft_params *F, int h,
+                                                           int iw0, int cstep, const int SPAN)
+{
+    const int ih0 = h * F->sh - F->ph;
+    return ih0 >= 0 && ih0 + 2 * F->dh < F->H && iw0 >= 0 && iw0 + (SPAN - 1) * cstep < F->W;
+}
+
+/* Stage 1 of one item in form (SW, TW) (literals; SW = TW = 1 is the general form, whose
+ * window columns are cstep = dw apart): see the header. */
+static __device__ __forceinline__ void gconv_impl_ft_stage1(
+    const gconv_impl_ft_params *F, const gconv_dtype dt, gconv_impl_epi_fn midfn, const int MIDB,
+    unsigned char *A, float (*tap)[8], const float *bv, int n, int h0, int rows, int cv, int pl,
+    const int SW, const int TW)
+{
+    const int SPAN = (TW - 1) * SW + 3;
+    const int segs = F->segs, L = F->L, ntasks = rows * segs, OW = F->OW;
+    const int cstep = TW == 1 ? F->dw : 1, colstep = TW == 1 ? F->sw : TW * SW;
+    const unsigned short *base = (const unsigned short *)F->in + n * F->in_n + cv * 8;
+    uint32_t x[3][GCONV_IMPL_FT_SPANMAX][4];
+    int task = pl, r = pl / segs, s = pl - (pl / segs) * segs;
+    if (task < ntasks) {
+        const int in0 = gconv_impl_ft_inside(F, h0 + r, s * colstep - F->pw, cstep, SPAN);
+#pragma unroll
+        for (int ky = 0; ky < 3; ky++)
+            gconv_impl_ft_row(x[ky], base, F, (h0 + r) * F->sh - F->ph + ky * F->dh,
+                              s * colstep - F->pw, cstep, in0, SPAN);
+    }
+#pragma unroll 1
+    while (task < ntasks) {
+        /* the next task (rows of segs tasks; L may exceed segs) */
+        int tn = task + L, rn = r, sn = s + L, inn;
+        float acc[4][8];
+        while (sn >= segs)
+            sn -= segs, rn++;
+        inn = gconv_impl_ft_inside(F, h0 + rn, sn * colstep - F->pw, cstep, SPAN);
+#pragma unroll
+        for (int t = 0; t < TW; t++)
+#pragma unroll
+            for (int j = 0; j < 8; j++)
+                acc[t][j] = bv[j];
+#pragma unroll
+        for (int ky = 0; ky < 3; ky++) {
+            gconv_impl_dw_fma_row(acc, x[ky], tap + 3 * ky, dt, 8, 3, SW, TW);
+            /* this row is consumed: the next task's row ky flies from here */
+            if (tn < ntasks)
+                gconv_impl_ft_row(x[ky], base, F, (h0 + rn) * F->sh - F->ph + ky * F->dh,
+                                  sn * colstep - F->pw, cstep, inn, SPAN);
+        }
+#pragma unroll
+        for (int t = 0; t < TW; t++) {
+            const int c = s * TW + t;
+            if (TW == 1 || c < OW) {
+                const uint4 pk =
+                    gconv_impl_fb_mid8(acc[t], &F->mid, dt, midfn, MIDB, cv * 8, n, h0 + r, c, 8);
+                *(uint4 *)(A + (r * OW + c) * F->AST + cv * 16) = pk;
+            }
+        }
+        task = tn, r = rn, s = sn;
+    }
+}
+
+/* Stage 2's k-loop for warp shape (MT, NP) (literals): w1 chunk kc waits, a barrier, the copy
+ * of chunk kc + NS - 1 is issued, then the chunk's k-steps, MT + NP ldmatrix.x4 and 2 * MT * NP
+ * mma each, into acc (aa / ba: the warp's ldmatrix addresses, see the caller). */
+static __device__ __forceinline__ void gconv_impl_ft_gemm(
+    const gconv_impl_ft_params *F, const gconv_dtype dt,
+    float (*acc)[GCONV_IMPL_FT_NPMAX][2][4], const unsigned *aa, const unsigned *ba, unsigned smb,
+    int k10, const int MT, const int NP)
+{
+    const int nks = (F->cvs + 1) / 2;
+    const int wbytes = (F->K1t + 15) / 16 * 16 * GCONV_IMPL_FT_WST;
+#pragma unroll 1
+    for (int kc = 0; kc < F->nkc; kc++) {
+        const unsigned wb = smb + (unsigned)F->woff + (unsigned)(kc % GCONV_IMPL_FT_NS * wbytes);
+        /* chunk kc has landed (all groups but the newest NS - 2) ... */
+        gconv_impl_igemm_cp_wait(GCONV_IMPL_FT_NS - 2);
+        /* ... for every thread; the A tile is complete (the first time); every warp is done
+         * with chunk kc - 1, whose buffer the next copy reuses */
+        __syncthreads();
+        if (kc + GCONV_IMPL_FT_NS - 1 < F->nkc)
+            gconv_impl_ft_issue_w1(F,
+                                   smb + (unsigned)F->woff +
+                                       (unsigned)((kc + GCONV_IMPL_FT_NS - 1) % GCONV_IMPL_FT_NS *
+                                                  wbytes),
+                                   k10, kc + GCONV_IMPL_FT_NS - 1);
+        gconv_impl_igemm_cp_commit();
+        {
+            const int kse = min(GCONV_IMPL_FT_KC / 16, nks - kc * (GCONV_IMPL_FT_KC / 16));
+#pragma unroll 1
+            for (int ks = 0; ks < kse; ks++) {
+                const int kg = kc * (GCONV_IMPL_FT_KC / 16) + ks; /* global k-step */
+                unsigned af[GCONV_IMPL_FT_MTMAX][4], bf[GCONV_IMPL_FT_NPMAX][4];
+#pragma unroll
+                for (int i = 0; i < MT; i++)
+                    gconv_impl_igemm_ldsm_x4(aa[i] + (unsigned)(kg * 32), af[i]);
+#pragma unroll
+                for (int j = 0; j < NP; j++)
+                    gconv_impl_igemm_ldsm_x4(wb + ba[j] + (unsigned)(ks * 32), bf[j]);
+#pragma unroll
+                for (int i = 0; i < MT; i++)
+#pragma unroll
+                    for (int j = 0; j < NP; j++) {
+                        gconv_impl_halo_mma(acc[i][j][0], af[i], bf[j], dt);
+                        gconv_impl_halo_mma(acc[i][j][1], af[i], bf[j] + 2, dt);
+                    }
+            }
+        }
+    }
+}
+
 /* The kernel body (3x3 filter). MIDB / EPIB as in the band kernel. */
 static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_params *F,
                                                           const gconv_dtype dt,
@@ -169,8 +369,9 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
     const int kt = (int)blockIdx.x % F->k1tiles;
     const int nr = (int)blockIdx.x / F->k1tiles;
     const int n = nr / F->rblocks, rb = nr - n * F->rblocks;
-    const int h0 = rb * F->RT, npx = min(F->RT, F->OH - h0) * OW;
-    const int k10 = kt * F->K1t;
+    const int h0 = rb * F->RT, rows = min(F->RT, F->OH - h0), npx = rows * OW;
+    const int k10 = kt * F->K1t, k1r = (F->K1t + 15) / 16 * 16;
+    const int wbytes = k1r * GCONV_IMPL_FT_WST;
     const unsigned smb = gconv_impl_igemm_smem_addr(gconv_impl_ft_sm);
     float *b1s = (float *)(gconv_impl_ft_sm + F->b1off);
     if (dt == GCONV_F32)
@@ -178,149 +379,132 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
     /* w1 chunks 0 .. NS - 2 fly during stage 1, one commit group each */
     for (int kc = 0; kc < GCONV_IMPL_FT_NS - 1; kc++) {
         if (kc < F->nkc)
-            gconv_impl_ft_issue_w1(F,
-                                   smb + (unsigned)(F->woff + kc * ((F->K1t + 15) / 16 * 16) *
-                                                                  GCONV_IMPL_FT_WST),
-                                   k10, kc);
+            gconv_impl_ft_issue_w1(F, smb + (unsigned)(F->woff + kc * wbytes), k10, kc);
         gconv_impl_igemm_cp_commit();
     }
-    for (int idx = tid; idx < (F->K1t + 15) / 16 * 16; idx += GCONV_IMPL_FT_THREADS)
+    for (int idx = tid; idx < k1r; idx += GCONV_IMPL_FT_THREADS)
         b1s[idx] = F->b1 && idx < F->K1t && k10 + idx < F->K1
                        ? gconv_impl_dev_load(dt, F->b1, k10 + idx)
                        : 0.0f;
-    /* an odd cvs: the pad chunk of every A row is zero */
+    /* an odd cvs: the pad chunk of every A row is zero (a k-step reads it against zero w1;
+     * garbage could be NaN) */
     if (cvs & 1)
         for (int idx = tid; idx < F->PTp; idx += GCONV_IMPL_FT_THREADS)
             *(uint4 *)(gconv_impl_ft_sm + idx * AST + cvs * 16) = make_uint4(0u, 0u, 0u, 0u);
     /* stage 1 */
     if (pl < F->L) {
-        const unsigned short *in = (const unsigned short *)F->in;
         float tap[9][8], bv[8];
-        int p = pl, r = 0, c = pl;
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-#pragma unroll
-            for (int t = 0; t < 9; t++)
-                tap[t][j] = gconv_impl_dev_load(dt, F->w0, (cv * 8 + j) * 9 + t);
-            bv[j] = F->b0 ? gconv_impl_dev_load(dt, F->b0, cv * 8 + j) : 0.0f;
-        }
-        while (c >= OW)
-            c -= OW, r++;
-        /* one pixel per pass (two per pass with 18 loads in flight measured the same) */
-#pragma unroll 1
-        for (; p < npx; p += F->L) {
-            const int ih0 = (h0 + r) * F->sh - F->ph, iw0 = c * F->sw - F->pw;
-            const unsigned short *base = in + n * F->in_n + cv * 8;
-            uint32_t x[9][4];
-            float m[8];
-#pragma unroll
-            for (int ky = 0; ky < 3; ky++) {
-                const int ih = ih0 + ky * F->dh;
-#pragma unroll
-                for (int kx = 0; kx < 3; kx++) {
-                    const int iw = iw0 + kx * F->dw;
-                    const int ok = (unsigned)ih < (unsigned)F->H && (unsigned)iw < (unsigned)F->W;
-                    gconv_impl_ld_raw(x[ky * 3 + kx],
-                                      (const char *)(ok ? base + ih * F->in_h + iw * F->in_w : base),
-                                      16);
-                    if (!ok)
-                        x[ky * 3 + kx][0] = x[ky * 3 + kx][1] = x[ky * 3 + kx][2] =
-                            x[ky * 3 + kx][3] = 0u;
-                }
-            }
+        /* C = K = 1: both weight layouts keep channel g's 9 taps at g * 9 .. g * 9 + 8, so the
+         * thread's 72 taps are 144 contiguous bytes */
+        if (F->w0vec) {
+            uint32_t w[36];
+            gconv_impl_ld_raw(w, (const char *)((const unsigned short *)F->w0 + cv * 72), 144);
 #pragma unroll
             for (int j = 0; j < 8; j++)
-                m[j] = bv[j];
 #pragma unroll
-            for (int t = 0; t < 9; t++)
+                for (int t = 0; t < 9; t++)
+                    tap[t][j] =
+                        gconv_impl_raw_elem(w + ((j * 9 + t) >> 3) * 4, (j * 9 + t) & 7, dt);
+        } else {
 #pragma unroll
-                for (int j = 0; j < 8; j++)
-                    m[j] = fmaf(gconv_impl_raw_elem(x[t], j, dt), tap[t][j], m[j]);
-            *(uint4 *)(gconv_impl_ft_sm + p * AST + cv * 16) =
-                gconv_impl_fb_mid8(m, &F->mid, dt, midfn, MIDB, cv * 8, n, h0 + r, c, 8);
-            c += F->L;
-            while (c >= OW)
-                c -= OW, r++;
+            for (int j = 0; j < 8; j++)
+#pragma unroll
+                for (int t = 0; t < 9; t++)
+                    tap[t][j] = gconv_impl_dev_load(dt, F->w0, (cv * 8 + j) * 9 + t);
         }
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            bv[j] = F->b0 ? gconv_impl_dev_load(dt, F->b0, cv * 8 + j) : 0.0f;
+        if (F->form == 1)
+            gconv_impl_ft_stage1(F, dt, midfn, MIDB, gconv_impl_ft_sm, tap, bv, n, h0, rows, cv, pl,
+                                 1, 4);
+        else if (F->form == 2)
+            gconv_impl_ft_stage1(F, dt, midfn, MIDB, gconv_impl_ft_sm, tap, bv, n, h0, rows, cv, pl,
+                                 2, 2);
+        else
+            gconv_impl_ft_stage1(F, dt, midfn, MIDB, gconv_impl_ft_sm, tap, bv, n, h0, rows, cv, pl,
+                                 1, 1);
     }
-    /* stage 2: K in chunks of KC channels, NS - 1 chunks in flight while one computes */
+    /* stage 2: K in chunks of KC channels, NS - 1 chunks in flight while one computes. Warp
+     * (wm, wn) owns m-tiles wm * MT .. + MT - 1 and n-pairs wn * NP .. + NP - 1, of which mtn x
+     * npn exist (warp-uniform); the others are clamped to the last tile (computed, never
+     * stored) so that the k-loop runs without guards */
     {
-        const int wbytes = (F->K1t + 15) / 16 * 16 * GCONV_IMPL_FT_WST;
-        float acc[GCONV_IMPL_FT_UMAX][2][4];
-        const int nw = GCONV_IMPL_FT_THREADS / 32, nks = (cvs + 1) / 2;
+        const int WN = GCONV_IMPL_FT_NW / F->WM, wm = warp / WN, wn = warp - wm * WN;
+        const int mt0 = wm * F->MT, np0 = wn * F->NP;
+        const int mtn = min(F->MT, F->mtiles - mt0), npn = min(F->NP, F->nps - np0);
+        const int CST = F->K1t + (F->K1t % 32 == 0 ? 8 : 24); /* C row stride (floats) */
+        float acc[GCONV_IMPL_FT_MTMAX][GCONV_IMPL_FT_NPMAX][2][4];
+        unsigned aa[GCONV_IMPL_FT_MTMAX], ba[GCONV_IMPL_FT_NPMAX];
+        /* ldmatrix row addresses: A rows mt * 16 + lane % 16 at chunk lane / 16 (+ 2 per
+         * k-step); w1 rows np * 16 + (lane / 16) * 8 + lane % 8 at chunk (lane / 8) % 2 */
 #pragma unroll
-        for (int i = 0; i < GCONV_IMPL_FT_UMAX; i++)
-#pragma unroll
-            for (int h = 0; h < 2; h++)
-#pragma unroll
-                for (int e = 0; e < 4; e++)
-                    acc[i][h][e] = 0.0f;
-#pragma unroll 1
-        for (int kc = 0; kc < F->nkc; kc++) {
-            const unsigned wb = smb + (unsigned)F->woff + (unsigned)(kc % GCONV_IMPL_FT_NS * wbytes);
-            /* chunk kc has landed (all groups but the newest NS - 2) ... */
-            gconv_impl_igemm_cp_wait(GCONV_IMPL_FT_NS - 2);
-            /* ... for every thread; the A tile is complete (the first time); every warp is done
-             * with chunk kc - 1, whose buffer the next copy reuses */
-            __syncthreads();
-            if (kc + GCONV_IMPL_FT_NS - 1 < F->nkc)
-                gconv_impl_ft_issue_w1(F,
-                                       smb + (unsigned)F->woff +
-                                           (unsigned)((kc + GCONV_IMPL_FT_NS - 1) %
-                                                      GCONV_IMPL_FT_NS * wbytes),
-                                       k10, kc + GCONV_IMPL_FT_NS - 1);
-            gconv_impl_igemm_cp_commit();
-#pragma unroll 1
-            for (int ks = 0; ks < GCONV_IMPL_FT_KC / 16; ks++) {
-                const int kg = kc * (GCONV_IMPL_FT_KC / 16) + ks; /* global k-step */
-                if (kg >= nks)
-                    break;
-#pragma unroll
-                for (int i = 0; i < GCONV_IMPL_FT_UMAX; i++) {
-                    const int u = warp + i * nw;
-                    if (u < F->units) {
-                        /* exact: u < 2^16 */
-                        const int mt = (int)(((float)u + 0.5f) * F->rnps), np = u - mt * F->nps;
-                        unsigned a[4], b[4];
-                        gconv_impl_igemm_ldsm_x4(
-                            smb + (unsigned)((mt * 16 + (lane & 15)) * AST +
-                                             ((2 * kg + (lane >> 4)) << 4)),
-                            a);
-                        gconv_impl_igemm_ldsm_x4(
-                            wb + (unsigned)((np * 16 + ((lane >> 4) << 3) + (lane & 7)) *
-                                                GCONV_IMPL_FT_WST +
-                                            ((2 * ks + ((lane >> 3) & 1)) << 4)),
-                            b);
-                        gconv_impl_halo_mma(acc[i][0], a, b, dt);
-                        gconv_impl_halo_mma(acc[i][1], a, b + 2, dt);
-                    }
-                }
-            }
+        for (int i = 0; i < GCONV_IMPL_FT_MTMAX; i++) {
+            const int mt = min(mt0 + i, F->mtiles - 1);
+            aa[i] = smb + (unsigned)((mt * 16 + (lane & 15)) * AST + ((lane >> 4) << 4));
         }
-        /* + b1, the epilogue, stores: acc[i][nt][e] is pixel mt*16 + lane/4 (+8 for e >= 2),
-         * channel k10 + np*16 + nt*8 + 2*(lane%4) (+1 for odd e) */
 #pragma unroll
-        for (int i = 0; i < GCONV_IMPL_FT_UMAX; i++) {
-            const int u = warp + i * nw;
-            if (u < F->units) {
-                const int mt = (int)(((float)u + 0.5f) * F->rnps), np = u - mt * F->nps;
+        for (int j = 0; j < GCONV_IMPL_FT_NPMAX; j++) {
+            const int np = min(np0 + j, F->nps - 1);
+            ba[j] = (unsigned)((np * 16 + ((lane >> 4) << 3) + (lane & 7)) * GCONV_IMPL_FT_WST +
+                               (((lane >> 3) & 1) << 4));
+        }
 #pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    const int px = mt * 16 + (lane >> 2) + 8 * h;
-                    if (px < npx) {
-                        const int r = (int)(((float)px + 0.5f) * F->row), c = px - r * OW;
-                        const int oh = h0 + r;
-                        const int pbase = n * F->out_n + oh * F->out_h + c * F->out_w;
+        for (int i = 0; i < GCONV_IMPL_FT_MTMAX; i++)
 #pragma unroll
-                        for (int nt = 0; nt < 2; nt++) {
-                            const int kl = np * 16 + nt * 8 + 2 * (lane & 3), k1 = k10 + kl;
-                            if (kl < F->K1t && k1 < F->K1)
-                                gconv_impl_fb_out2(&F->epi, epifn, EPIB && F->plain, dt, F->out,
-                                                   F->pair, F->out_c, F->K1, pbase, k1,
-                                                   acc[i][nt][2 * h] + b1s[kl],
-                                                   acc[i][nt][2 * h + 1] + b1s[kl + 1], n, oh, c);
-                        }
-                    }
+            for (int j = 0; j < GCONV_IMPL_FT_NPMAX; j++)
+#pragma unroll
+                for (int h = 0; h < 2; h++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++)
+                        acc[i][j][h][e] = 0.0f;
+        /* one copy of the k-loop per warp shape (literals: no guards, no reconvergence) */
+        switch (F->MT * 8 + F->NP) {
+        case 9: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, 1, 1); break;
+        case 10: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, 1, 2); break;
+        case 11: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, 1, 3); break;
+        case 12: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, 1, 4); break;
+        case 17: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, 2, 1); break;
+        case 18: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, 2, 2); break;
+        case 19: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, 2, 3); break;
+        default: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, 2, 4); break;
+        }
+        /* the accumulators through shared memory (C tile: npx rows of CST floats over the A
+         * tile and w1 buffers, which every warp has finished reading after this barrier), so
+         * that the epilogue is one rolled loop (a small kernel: the unrolled per-fragment form
+         * was mostly instruction-cache misses) and the stores are coalesced. acc[i][j][nt][e]
+         * is pixel (mt0 + i) * 16 + lane / 4 (+ 8 for e >= 2), channel (np0 + j) * 16 +
+         * nt * 8 + 2 * (lane % 4) (+ 1 for odd e) */
+        __syncthreads();
+        {
+            float *C = (float *)gconv_impl_ft_sm;
+#pragma unroll
+            for (int i = 0; i < GCONV_IMPL_FT_MTMAX; i++)
+#pragma unroll
+                for (int j = 0; j < GCONV_IMPL_FT_NPMAX; j++)
+                    if (i < mtn && j < npn)
+#pragma unroll
+                        for (int h = 0; h < 2; h++)
+#pragma unroll
+                            for (int nt = 0; nt < 2; nt++)
+                                *(float2 *)(C + ((mt0 + i) * 16 + (lane >> 2) + 8 * h) * CST +
+                                            (np0 + j) * 16 + nt * 8 + 2 * (lane & 3)) =
+                                    make_float2(acc[i][j][nt][2 * h], acc[i][j][nt][2 * h + 1]);
+            __syncthreads();
+            /* warp w takes pixels w, w + NW, ...; lane l channel pairs l, l + 32, ... */
+            const int hk = (min(F->K1t, F->K1 - k10) + 1) / 2;
+#pragma unroll 1
+            for (int px = warp; px < npx; px += GCONV_IMPL_FT_NW) {
+                /* exact: px < 2^16 */
+                const int r = (int)(((float)px + 0.5f) * F->row), c = px - r * OW;
+                const int oh = h0 + r;
+                const int pbase = n * F->out_n + oh * F->out_h + c * F->out_w;
+#pragma unroll 1
+                for (int kp = lane; kp < hk; kp += 32) {
+                    const float2 v = *(const float2 *)(C + px * CST + 2 * kp);
+                    gconv_impl_fb_out2(&F->epi, epifn, EPIB && F->plain, dt, F->out, F->pair,
+                                       F->out_c, F->K1, pbase, k10 + 2 * kp, v.x + b1s[2 * kp],
+                                       v.y + b1s[2 * kp + 1], n, oh, c);
                 }
             }
         }

@@ -598,6 +598,42 @@ Test(fused_fwd, rows_shapes, .timeout = 120)
     cr_expect(bad == 0, "%d runs failed", bad);
 }
 
+/* Shapes for the tile kernel (gconv/fused_tile.h): the deep MobileNet blocks (K1 of 10 n-pairs,
+ * an item of a few 14- or 7-wide rows), an odd number of channel vectors with K1 not a multiple
+ * of 16, K1 above one tile (several K1 tiles, each recomputing stage 1), the stride-2 form with
+ * asymmetric pads, the general form (column dilation, stride 3), 128 output columns.
+ * {G, H, W, stride, pad lo, pad hi, dilation, K1, N} */
+Test(fused_fwd, tile_shapes, .timeout = 120)
+{
+    static const int sh[][9] = {{960, 7, 7, 1, 1, 1, 1, 160, 40},   {576, 14, 14, 1, 1, 1, 1, 96, 20},
+                                {968, 7, 9, 1, 1, 1, 1, 170, 36},   {256, 9, 11, 2, 1, 0, 1, 40, 60},
+                                {200, 10, 10, 1, 2, 2, 2, 24, 3},  {512, 6, 100, 1, 1, 1, 1, 520, 2},
+                                {64, 20, 20, 3, 1, 1, 1, 48, 2},   {16, 4, 128, 1, 1, 1, 1, 32, 2},
+                                {384, 14, 14, 1, 1, 1, 1, 64, 30}};
+    int i, bad = 0;
+    gt_require_gpu();
+    for (i = 0; i < (int)(sizeof sh / sizeof sh[0]); i++) {
+        gt_fcase c;
+        memset(&c, 0, sizeof c);
+        gconv_problem_2d(&c.p, sh[i][0], sh[i][8], 1, 1, sh[i][1], sh[i][2], 3, 3, sh[i][3],
+                         sh[i][3], sh[i][4], sh[i][4], sh[i][6], sh[i][6]);
+        c.p.pad_hi[1] = c.p.pad_hi[2] = sh[i][5];
+        c.K1 = sh[i][7];
+        c.act0 = i % 3 == 0 ? gconv_relu6() : i % 3 == 1 ? gconv_clamp(-0.5f, 0.75f) : gconv_act_none();
+        c.has_b0 = i % 4 != 1;
+        c.has_b1 = i % 2 == 0;
+        c.alpha = i % 2 ? 1.0f : 0.5f;
+        c.num_d = i % 3, c.d_kind[0] = 0, c.beta[0] = 1.0f, c.d_kind[1] = 1, c.beta[1] = -0.5f;
+        if (!gt_fused_run(&c, GCONV_F16, ff_f16_tile, GT_UOP_NONE, "tile_f16"))
+            bad++;
+        if (!gt_fused_run(&c, GCONV_BF16, ff_bf16_tile, GT_UOP_NONE, "tile_bf16"))
+            bad++;
+        if (!gt_fused_run(&c, GCONV_F16, ff_f16, GT_UOP_NONE, "tile_auto_f16"))
+            bad++;
+    }
+    cr_expect(bad == 0, "%d runs failed", bad);
+}
+
 /* ---- no workspace ---------------------------------------------------------------------------
  * 1. The argument struct has no workspace field: its size is exactly that of in, w0, b0, act0,
  *    w1, b1, out, epi, why, why_len.
