@@ -599,26 +599,29 @@ Test(fused_fwd, rows_shapes, .timeout = 120)
 }
 
 /* Shapes for the tile kernel (gconv/fused_tile.h): the deep MobileNet blocks (K1 of 10 n-pairs,
- * an item of a few 14- or 7-wide rows), an odd number of channel vectors with K1 not a multiple
+ * items of a few 14- or 7-wide rows), an odd number of channel vectors with K1 not a multiple
  * of 16, K1 above one tile (several K1 tiles, each recomputing stage 1), the stride-2 form with
- * asymmetric pads, the general form (column dilation, stride 3), 128 output columns.
- * {G, H, W, stride, pad lo, pad hi, dilation, K1, N} */
+ * asymmetric pads, the general form (column dilation, stride 3), the stride-1 form with row
+ * stride 2 and with row dilation 2, 128 output columns, tall items.
+ * {G, H, W, stride h, stride w, pad lo, pad hi, dilation h, dilation w, K1, N} */
 Test(fused_fwd, tile_shapes, .timeout = 120)
 {
-    static const int sh[][9] = {{960, 7, 7, 1, 1, 1, 1, 160, 40},   {576, 14, 14, 1, 1, 1, 1, 96, 20},
-                                {968, 7, 9, 1, 1, 1, 1, 170, 36},   {256, 9, 11, 2, 1, 0, 1, 40, 60},
-                                {200, 10, 10, 1, 2, 2, 2, 24, 3},  {512, 6, 100, 1, 1, 1, 1, 520, 2},
-                                {64, 20, 20, 3, 1, 1, 1, 48, 2},   {16, 4, 128, 1, 1, 1, 1, 32, 2},
-                                {384, 14, 14, 1, 1, 1, 1, 64, 30}};
+    static const int sh[][11] = {
+        {960, 7, 7, 1, 1, 1, 1, 1, 1, 160, 40},  {576, 14, 14, 1, 1, 1, 1, 1, 1, 96, 20},
+        {968, 7, 9, 1, 1, 1, 1, 1, 1, 170, 36},  {256, 9, 11, 2, 2, 1, 0, 1, 1, 40, 60},
+        {200, 10, 10, 1, 1, 2, 2, 2, 2, 24, 3},  {512, 6, 100, 1, 1, 1, 1, 1, 1, 520, 2},
+        {64, 20, 20, 3, 3, 1, 1, 1, 1, 48, 2},   {16, 4, 128, 1, 1, 1, 1, 1, 1, 32, 2},
+        {384, 14, 14, 1, 1, 1, 1, 1, 1, 64, 30}, {96, 12, 13, 2, 1, 1, 1, 1, 1, 40, 24},
+        {64, 11, 11, 1, 1, 2, 1, 2, 1, 24, 30},  {144, 15, 15, 1, 1, 0, 2, 1, 1, 72, 50}};
     int i, bad = 0;
     gt_require_gpu();
     for (i = 0; i < (int)(sizeof sh / sizeof sh[0]); i++) {
         gt_fcase c;
         memset(&c, 0, sizeof c);
-        gconv_problem_2d(&c.p, sh[i][0], sh[i][8], 1, 1, sh[i][1], sh[i][2], 3, 3, sh[i][3],
-                         sh[i][3], sh[i][4], sh[i][4], sh[i][6], sh[i][6]);
-        c.p.pad_hi[1] = c.p.pad_hi[2] = sh[i][5];
-        c.K1 = sh[i][7];
+        gconv_problem_2d(&c.p, sh[i][0], sh[i][10], 1, 1, sh[i][1], sh[i][2], 3, 3, sh[i][3],
+                         sh[i][4], sh[i][5], sh[i][5], sh[i][7], sh[i][8]);
+        c.p.pad_hi[1] = c.p.pad_hi[2] = sh[i][6];
+        c.K1 = sh[i][9];
         c.act0 = i % 3 == 0 ? gconv_relu6() : i % 3 == 1 ? gconv_clamp(-0.5f, 0.75f) : gconv_act_none();
         c.has_b0 = i % 4 != 1;
         c.has_b1 = i % 2 == 0;
