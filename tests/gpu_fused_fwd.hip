@@ -600,9 +600,9 @@ Test(fused_fwd, rows_shapes, .timeout = 120)
 
 /* Shapes for the tile kernel (gconv/fused_tile.h): the deep MobileNet blocks (K1 of 10 n-pairs,
  * items of a few 14- or 7-wide rows), an odd number of channel vectors with K1 not a multiple
- * of 16, K1 above one tile (several K1 tiles, each recomputing stage 1), the stride-2 form with
- * asymmetric pads, the general form (column dilation, stride 3), the stride-1 form with row
- * stride 2 and with row dilation 2, 128 output columns, tall items.
+ * of 16, K1 above one tile (several K1 tiles, each recomputing stage 1), asymmetric pads, the
+ * general form (column dilation, stride 3), anisotropic stride and dilation, 128 output columns
+ * with two channel vectors (planes of a chunk), tall items with the 4-column form.
  * {G, H, W, stride h, stride w, pad lo, pad hi, dilation h, dilation w, K1, N} */
 Test(fused_fwd, tile_shapes, .timeout = 120)
 {
