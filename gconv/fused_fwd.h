@@ -1130,6 +1130,16 @@ enum {
         GCONV_IMPL_FUSED_GO_N(name##_fr2, (F).items, (F).BT, (F).smem, stream, F, why, len);     \
     } while (0)
 
+/* Plan tile kernel name##_ft and launch it: one block per item (returns from the enclosing
+ * function if the problem is in the kernel's scope). */
+#define GCONV_IMPL_FT_GO(name, p, K1, a, T, stream, why, len)                                    \
+    do {                                                                                         \
+        gconv_impl_ft_params F_;                                                                 \
+        if (gconv_impl_ft_plan(p, K1, a, T, gconv_device_sm_count(), &F_))                       \
+            GCONV_IMPL_FUSED_GO_N(name##_ft, F_.items, GCONV_IMPL_FT_THREADS, F_.smem, stream,   \
+                                  F_, why, len);                                                 \
+    } while (0)
+
 #define GCONV_IMPL_FUSED_DEFINE(name, T, ACT, WEI, MIDFN, EPIFN, MIDB, EPIB)                     \
     GCONV_IMPL_FUSED_KERNEL(name##_k0, T, GCONV_FUSED_TILE_64x16, MIDFN, EPIFN)                 \
     GCONV_IMPL_FUSED_KERNEL(name##_k1, T, GCONV_FUSED_TILE_64x32, MIDFN, EPIFN)                 \
@@ -1150,25 +1160,16 @@ enum {
         int from)                                                                                \
     {                                                                                            \
         GCONV_IMPL_FUSED_HEAD(T, ACT, WEI)                                                       \
-        if (from <= GCONV_IMPL_FUSED_FROM_ROWS &&                                                \
-            gconv_impl_ft_first(p)) {                                                            \
-            gconv_impl_ft_params F_;                                                             \
-            if (gconv_impl_ft_plan(p, K1, a, T, gconv_device_sm_count(), &F_))                   \
-                GCONV_IMPL_FUSED_GO_N(name##_ft, F_.items, GCONV_IMPL_FT_THREADS, F_.smem, stream, \
-                                      F_, why_, len_);                                           \
-        }                                                                                        \
+        if (from <= GCONV_IMPL_FUSED_FROM_ROWS && gconv_impl_ft_first(p))                        \
+            GCONV_IMPL_FT_GO(name, p, K1, a, T, stream, why_, len_);                             \
         if (from <= GCONV_IMPL_FUSED_FROM_ROWS) {                                                \
             gconv_impl_fr_params F_;                                                             \
             if (gconv_impl_fr_plan(p, K1, a, T, gconv_device_sm_count(), &F_))                   \
                 GCONV_IMPL_FR_GO(name, F_, stream, why_, len_);                                  \
         }                                                                                        \
         if (from == GCONV_IMPL_FUSED_FROM_TILE ||                                                \
-            (from < GCONV_IMPL_FUSED_FROM_TILE && K1 > GCONV_IMPL_FT_MINK1)) {                   \
-            gconv_impl_ft_params F_;                                                             \
-            if (gconv_impl_ft_plan(p, K1, a, T, gconv_device_sm_count(), &F_))                   \
-                GCONV_IMPL_FUSED_GO_N(name##_ft, F_.items, GCONV_IMPL_FT_THREADS, F_.smem, stream, \
-                                      F_, why_, len_);                                           \
-        }                                                                                        \
+            (from < GCONV_IMPL_FUSED_FROM_TILE && K1 > GCONV_IMPL_FT_MINK1))                     \
+            GCONV_IMPL_FT_GO(name, p, K1, a, T, stream, why_, len_);                             \
         if (from <= GCONV_IMPL_FUSED_FROM_BAND) {                                                \
             gconv_impl_fb_params F_;                                                             \
             if (gconv_impl_fb_plan(p, K1, a, T, gconv_device_sm_count(), &F_))                   \

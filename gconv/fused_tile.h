@@ -68,8 +68,8 @@ typedef struct gconv_impl_ft_params {
     int pair;                /* out_c == 1, K1 even: 32-bit stores of channel pairs */
     int plain;               /* the epilogue is a plain store (alpha 1, no D, no act) */
     int sh, sw, dh, dw;      /* stride, dilation */
-    int form, TW, segs;      /* stage-1 form (1: stride 1, 2: stride 2, 0: any), columns per
-                              * task, tasks per output row */
+    int form, segs;          /* stage-1 form (1: stride 1, TW 4; 2: stride 2, TW 2; 0: any,
+                              * TW 1), tasks (runs of TW output columns) per output row */
     int w0vec;               /* w0 16-byte aligned: the taps by 16-byte loads */
     int cvs, L;              /* channel vectors, stage-1 lanes per vector */
     int RT, rblocks, K1t, k1tiles, items; /* item geometry */
@@ -85,9 +85,10 @@ typedef struct gconv_impl_ft_params {
 static inline int gconv_impl_ft_smem_plan(gconv_impl_ft_params *F, int RT)
 {
     const int k1r = (F->K1t + 15) / 16 * 16;
+    int cbytes;
     F->RT = RT;
     F->PTp = (RT * F->OW + 15) / 16 * 16;
-    const int cbytes = F->PTp * (F->K1t + (F->K1t % 32 == 0 ? 8 : 24)) * 4; /* C tile */
+    cbytes = F->PTp * (F->K1t + (F->K1t % 32 == 0 ? 8 : 24)) * 4; /* C tile */
     F->woff = F->PTp * F->AST;
     F->b1off = F->woff + GCONV_IMPL_FT_NS * k1r * GCONV_IMPL_FT_WST;
     if (F->b1off < cbytes)
@@ -148,8 +149,7 @@ static inline int gconv_impl_ft_plan(const gconv_problem *p, int K1,
     GCONV_IMPL_FB_FILL(F, p, K1, a, o, si, so);
     F->sh = p->stride[1], F->sw = p->stride[2], F->dh = p->dilation[1], F->dw = p->dilation[2];
     F->form = F->dw != 1 ? 0 : F->sw == 1 ? 1 : F->sw == 2 ? 2 : 0;
-    F->TW = F->form == 1 ? 4 : F->form == 2 ? 2 : 1;
-    F->segs = (F->OW + F->TW - 1) / F->TW;
+    F->segs = F->form == 1 ? (F->OW + 3) / 4 : F->form == 2 ? (F->OW + 1) / 2 : F->OW;
     F->w0vec = (uintptr_t)a->w0 % 16 == 0;
     F->cvs = F->GK / 8;
     if (F->cvs > GCONV_IMPL_FT_THREADS)
