@@ -23,6 +23,9 @@
  *     if (s != GCONV_OK) fprintf(stderr, "%s\n", why);   the reason, in words
  *
  *   Compile with  hipcc -x hip --offload-arch=gfx90a ...  or  nvcc -x cu -arch=sm_90 ...
+ *   On H100 / H200 prefer  nvcc -x cu -gencode arch=compute_90a,code=sm_90a ...: only that
+ *   target has the wgmma / tensor-copy kernels of the dense forward (gconv/igemm_ws.h); plain
+ *   sm_90 builds run the same problems on slower mma.sync kernels.
  *   Host-only code (problem setup, sizes, layouts) may include gconv/problem.h, layout.h,
  *   epilogue.h and types.h alone: they are plain C11.
  *

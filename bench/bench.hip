@@ -465,6 +465,11 @@ static fwd_gconv_fns fwd_gconv_for(gconv_dtype t)
 static int fwd_gconv_prepare(bench_case *c, char *why, size_t len)
 {
     fwd_gconv_fns f = fwd_gconv_for(c->t);
+    /* tuning knob: BENCH_WS_PIN=0/1/2/3 pins the warp-specialised configuration (128x128,
+     * 256x128, 128x256, 128x128 two blocks per SM), 4 turns that kernel off (the engine runs;
+     * library-internal gconv_impl_fwd_ws_pin) */
+    if (getenv("BENCH_WS_PIN"))
+        gconv_impl_fwd_ws_pin = atoi(getenv("BENCH_WS_PIN"));
     if (!f.run) {
         snprintf(why, len, "%s not built in (BENCH_F16_ONLY)", gconv_dtype_name(c->t));
         return -1;

@@ -57,7 +57,9 @@
  *          fill kernel (f(0)). One launch per phase (prod S; strides up to 4, larger ones
  *          take GENERIC). Vector gathers (NHWGC / GNHWC, K a multiple of the 16-byte vector,
  *          aligned d_out and workspace) use tiles 128x128 or 128x32 (C <= 32); element-wise
- *          gathers 64x64. Math as in forward: mma.sync on sm_80+ (fp16 / bf16), MFMA on
+ *          gathers 64x64; on sm_90a builds a phase with K a multiple of 64 and C >= 64 (fp16 /
+ *          bf16, vector gathers) runs on the forward's warp-specialised TMA / wgmma kernel
+ *          (gconv/igemm_ws.h). Math as in forward: mma.sync on sm_80+ (fp16 / bf16), MFMA on
  *          gfx908/90a/940, FMA elsewhere and for fp32.
  *   GCONV_BWD_DATA_TILED(name, T, ACT_FAMILY, WEI_FAMILY, TILE)
  *       implicit GEMM only (every problem, strides up to 4), pinned tile TILE (GCONV_TILE_*);
@@ -998,9 +1000,16 @@ enum {
                           GCONV_IMPL_LD_SCALAR, 0, 0, GCONV_IMPL_FAMVEC(ACT), EPI_FN)            \
     GCONV_IMPL_FWD_KERNEL(name##_gs64, T, GCONV_TILE_64x64x32, GCONV_IMPL_LD_SCALAR,             \
                           GCONV_IMPL_LD_SCALAR, 1, 0, GCONV_IMPL_FAMVEC(ACT), EPI_FN)            \
+    GCONV_IMPL_IF(GCONV_IMPL_HAS_WS(T, ACT, GCONV_GKYXC))(                                       \
+        GCONV_IMPL_FWD_WS_KERNELS(name, T, EPI_FN))                                              \
     GCONV_IMPL_BWDD_UNUSED static inline gconv_status name##_gemm_one(                           \
         int kind, gconv_impl_fwd_params *P, hipStream_t stream, char *why, size_t len)           \
     {                                                                                            \
+        /* a phase with K a multiple of 64 and C >= 64 on a Hopper build: the warp-specialised  \
+         * forward kernel (gconv/igemm_ws.h) reads the phase's weights from the workspace */    \
+        GCONV_IMPL_IF(GCONV_IMPL_HAS_WS(T, ACT, GCONV_GKYXC))(                                   \
+            GCONV_IMPL_FWD_TRY_WS(name, 0, *P, kind == GCONV_IMPL_BWDD_K_V128, stream, why,     \
+                                  len))                                                          \
         switch (kind) {                                                                          \
             GCONV_IMPL_IF(GCONV_IMPL_FAMVEC(ACT))(                                               \
             case GCONV_IMPL_BWDD_K_V128:                                                         \

@@ -1057,19 +1057,12 @@ static inline int gconv_impl_fused_occupancy(const void *k, int threads, int sme
 #define GCONV_IMPL_FUSED_GO_N(k, blocks_, threads_, smem_, stream, P, why, len)                  \
     do {                                                                                         \
         static unsigned gconv_impl_done_ = 0;                                                    \
-        hipError_t e_;                                                                           \
         if (gconv_impl_fwd_smem_attr((const void *)k, GCONV_IMPL_SMEM_MAX, &gconv_impl_done_) != \
             GCONV_OK)                                                                            \
             return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                                  \
                                    "cannot raise the shared-memory limit to %d bytes",          \
                                    GCONV_IMPL_SMEM_MAX);                                         \
-        hipLaunchKernelGGL(k, dim3((unsigned)(blocks_)), dim3((unsigned)(threads_)),             \
-                           (size_t)(smem_), stream, P);                                          \
-        e_ = hipGetLastError();                                                                  \
-        if (e_ != hipSuccess)                                                                    \
-            return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len, "kernel launch failed: %s",      \
-                                   hipGetErrorString(e_));                                       \
-        return GCONV_OK;                                                                         \
+        GCONV_IMPL_LAUNCH_RETURN(k, blocks_, threads_, smem_, stream, why, len, P);              \
     } while (0)
 
 /* Launch kernel k of tile t_ (returns from the enclosing function). */

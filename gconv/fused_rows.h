@@ -199,31 +199,6 @@ static __device__ __forceinline__ void gconv_impl_fr_issue(uint4 *rt, int slot, 
     }
 }
 
-/* mbarrier helpers (sm_80+): init with a count, arrive (release), wait for the completion of
- * the given phase parity (acquire). */
-static __device__ __forceinline__ void gconv_impl_fr_mbar_init(unsigned a, int count)
-{
-    asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(a), "r"(count) : "memory");
-}
-
-static __device__ __forceinline__ void gconv_impl_fr_arrive(unsigned a)
-{
-    asm volatile("{\n .reg .b64 st;\n mbarrier.arrive.shared.b64 st, [%0];\n}\n" ::"r"(a)
-                 : "memory");
-}
-
-static __device__ __forceinline__ void gconv_impl_fr_wait(unsigned a, unsigned parity)
-{
-    unsigned done;
-    do {
-        asm volatile("{\n .reg .pred p;\n mbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n"
-                     " selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(a), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-
 /* Stage 2 of output row s (relative to the item): wait until every thread has written
  * A[s % NA], then units (m-tile mt, n-pair np: 16 pixels x 16 channels) of
  * out[px][k1] = A[px][:] . w1[k1][:], spread over the warps (the starting warp rotates with
@@ -240,7 +215,7 @@ static __device__ __forceinline__ void gconv_impl_fr_gemm(const gconv_impl_fr_pa
     const unsigned abase = smb + (unsigned)F->aoff + b * (unsigned)(F->OWp * AST);
     const unsigned bbase = smb + (unsigned)F->w1off;
     const int oh = h0 + s, nks = cvs / 2 + (cvs & 1), nps = F->K1p / 16;
-    gconv_impl_fr_wait(fbar + b * 8u, ((unsigned)s / GCONV_IMPL_FR_NA) & 1u);
+    gconv_impl_mbar_wait(fbar + b * 8u, ((unsigned)s / GCONV_IMPL_FR_NA) & 1u);
 #pragma unroll 1
     for (int u = wr; u < F->units; u += nw) {
         /* exact: u < 2^16, so u + 0.5 stays 0.5 / nps away from a multiple of nps */
@@ -365,7 +340,7 @@ static __device__ __forceinline__ void gconv_impl_fr_body(const gconv_impl_fr_pa
         for (idx = tid; idx < F->K1p; idx += BT)
             b1s[idx] = F->b1 && idx < F->K1 ? gconv_impl_dev_load(dt, F->b1, idx) : 0.0f;
         if (tid < GCONV_IMPL_FR_NA)
-            gconv_impl_fr_mbar_init(fbar + (unsigned)tid * 8u, BT);
+            gconv_impl_mbar_init(fbar + (unsigned)tid * 8u, BT);
     }
     /* the thread's 9 taps and b0 of its 8 channels stay in registers for the item (with
      * C = K = 1 both weight layouts keep channel g's taps at g * 9 .. g * 9 + 8) */
@@ -436,7 +411,7 @@ static __device__ __forceinline__ void gconv_impl_fr_body(const gconv_impl_fr_pa
         sb = sb + SH < NR ? sb + SH : sb + SH - NR;
         /* this thread's part of A[s % NA] is written: arrive; then the GEMM of the row
          * before, once every thread has arrived on it */
-        gconv_impl_fr_arrive(fbar + (unsigned)s % GCONV_IMPL_FR_NA * 8u);
+        gconv_impl_mbar_arrive(fbar + (unsigned)s % GCONV_IMPL_FR_NA * 8u);
         if (s > 0) {
             gconv_impl_fr_gemm(F, dt, epifn, EPIB, smb, b1s, s - 1, fbar, n, h0, ow0, wr, lane);
             wr = wr + 1 == BT / 32 ? 0 : wr + 1;

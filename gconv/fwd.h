@@ -20,7 +20,12 @@
  *          (pairs of groups on block-diagonal weights); a persistent grid;
  *       2. the direct kernels of gconv/direct_fwd.h where its _direct_fits says so (depthwise);
  *       3. its FEWC kernel for C = K = 4 in NHWGC (when it accepts the problem);
- *       4. the implicit GEMM of gconv/igemm.h: with 16-byte gathers (NHWGC / GNHWC + GKYXC, C a
+ *       4. (sm_90a builds, fp16 / bf16, NHWGC / GNHWC with GKYXC, C a multiple of 64, K >= 64,
+ *          16-byte aligned in / wei, 32-bit offsets) the warp-specialised kernel of
+ *          gconv/igemm_ws.h: tensor-copy (TMA im2col) producer, wgmma consumers, tiles 128x128,
+ *          256x128 or 128x256 by a wave-quantisation model; where its tensor maps cannot
+ *          describe the problem (im2col box corners out of range, strides over 8), step 5;
+ *       5. the implicit GEMM of gconv/igemm.h: with 16-byte gathers (NHWGC / GNHWC + GKYXC, C a
  *          multiple of the vector, aligned pointers) the tile is chosen among 128x128, 128x64,
  *          64x64, 128x32, 128x16 by a wave-quantisation cost model over M = N * output pixels,
  *          N = K and G (gconv_impl_fwd_pick); element-wise gathers use 128x128 or 64x64.
@@ -659,6 +664,9 @@ static __device__ __forceinline__ void gconv_impl_fwd_body(const gconv_impl_fwd_
     }
 }
 
+/* The warp-specialised Hopper kernel (needs the parameters and the store above). */
+#include "igemm_ws.h"
+
 /* ---- host side: validation, plan, tile choice ------------------------------------------------ */
 
 /* Kernel kinds of an instantiation (see GCONV_IMPL_FWD_KERNELS). */
@@ -841,6 +849,21 @@ static inline int gconv_impl_fwd_pick(int64_t M, int N, int G, int sms)
 #endif
 #endif
 #define GCONV_IMPL_HAS_TF32(T) GCONV_IMPL_AND(GCONV_IMPL_ISF32(T), GCONV_IMPL_FWD_TF32)
+#define GCONV_IMPL_NOT_0 1
+#define GCONV_IMPL_NOT_1 0
+#define GCONV_IMPL_NOT(a) GCONV_IMPL_CAT(GCONV_IMPL_NOT_, a)
+/* warp-specialised kernels (gconv/igemm_ws.h) exist on CUDA for fp16 / bf16 with contiguous
+ * channels on both operands; their body is real only in sm_90a device passes */
+#ifndef GCONV_IMPL_FWD_WS
+#if defined(GCONV_PLATFORM_CUDA)
+#define GCONV_IMPL_FWD_WS 1
+#else
+#define GCONV_IMPL_FWD_WS 0
+#endif
+#endif
+#define GCONV_IMPL_HAS_WS(T, A, W)                                                               \
+    GCONV_IMPL_AND(GCONV_IMPL_AND(GCONV_IMPL_BOTHVEC(A, W), GCONV_IMPL_NOT(GCONV_IMPL_ISF32(T))), \
+                   GCONV_IMPL_FWD_WS)
 
 /* GCONV_FWD_HALO (default 1): let GCONV_FWD take the halo-tile tensor-core kernel of
  * gconv/igemm_halo.h for few channels per group (C in {8, 16, 32} with K even and <= 32, or
@@ -879,6 +902,20 @@ static inline int gconv_impl_fwd_pick(int64_t M, int N, int G, int sms)
         const gconv_impl_tile t = {GCONV_IMPL_TILE_ARGS(TILE)};                                  \
         gconv_impl_fwd_body(&P, t, T, AMODE, BMODE, IDX64, TF32, OUTCC, EPI_FN);                 \
     }
+
+/* Launch k<<<blocks, threads, smem, stream>>>(arg) and return from the enclosing function:
+ * GCONV_OK, or GCONV_ERR_RUNTIME with the runtime's reason. */
+#define GCONV_IMPL_LAUNCH_RETURN(k, blocks, threads, smem, stream, why, len, arg)               \
+    do {                                                                                         \
+        hipError_t le_;                                                                          \
+        hipLaunchKernelGGL(k, dim3((unsigned)(blocks)), dim3((unsigned)(threads)),               \
+                           (size_t)(smem), stream, arg);                                         \
+        le_ = hipGetLastError();                                                                 \
+        if (le_ != hipSuccess)                                                                   \
+            return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len, "kernel launch failed: %s",      \
+                                   hipGetErrorString(le_));                                      \
+        return GCONV_OK;                                                                         \
+    } while (0)
 
 /* Make CUDA accept more than 48 KB of dynamic shared memory for kernel k (once per device). */
 static inline gconv_status gconv_impl_fwd_smem_attr(const void *k, int bytes, unsigned *done)
@@ -924,7 +961,6 @@ static inline int gconv_impl_occupancy(const void *k, int threads, int smem)
         const int es_ = (T) == GCONV_F32 ? 4 : 2;                                                \
         const int smem_ = gconv_impl_tile_smem(t_, es_);                                         \
         int64_t blocks_;                                                                         \
-        hipError_t e_;                                                                           \
         (P).mt = (int)(((P).M + t_.bm - 1) / t_.bm);                                             \
         (P).a_fast = gconv_impl_fwd_a_fast(&(P), t_.bk);                                         \
         (P).nt = ((P).K + t_.bn - 1) / t_.bn;                                                    \
@@ -936,13 +972,8 @@ static inline int gconv_impl_occupancy(const void *k, int threads, int smem)
         if (gconv_impl_fwd_smem_attr((const void *)k, smem_, &gconv_impl_done_) != GCONV_OK)    \
             return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                                  \
                                    "cannot raise the shared-memory limit to %d bytes", smem_);   \
-        hipLaunchKernelGGL(k, dim3((unsigned)blocks_), dim3(gconv_impl_tile_threads(t_)),        \
-                           (size_t)smem_, stream, P);                                            \
-        e_ = hipGetLastError();                                                                  \
-        if (e_ != hipSuccess)                                                                    \
-            return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len, "kernel launch failed: %s",      \
-                                   hipGetErrorString(e_));                                       \
-        return GCONV_OK;                                                                         \
+        GCONV_IMPL_LAUNCH_RETURN(k, blocks_, gconv_impl_tile_threads(t_), smem_, stream, why,   \
+                                 len, P);                                                        \
     } while (0)
 
 /* Launch the halo kernel k for a planned problem: a persistent grid of as many blocks as
@@ -952,7 +983,6 @@ static inline int gconv_impl_occupancy(const void *k, int threads, int smem)
         static unsigned gconv_impl_done_ = 0;                                                    \
         static int gconv_impl_occ_smem_ = -1, gconv_impl_occ_ = 0;                               \
         const int smem_ = gconv_impl_halo_smem(&(H));                                            \
-        hipError_t e_;                                                                           \
         /* the size varies per problem: raise the limit once to the most any plan uses */       \
         if (gconv_impl_fwd_smem_attr((const void *)k, GCONV_IMPL_HALO_SMEM_LIMIT,               \
                                      &gconv_impl_done_) != GCONV_OK)                             \
@@ -965,14 +995,97 @@ static inline int gconv_impl_occupancy(const void *k, int threads, int smem)
         }                                                                                        \
         gconv_impl_halo_grid(&(H), gconv_impl_occ_);                                             \
         (void)(p);                                                                               \
-        hipLaunchKernelGGL(k, dim3((unsigned)(H).blocks), dim3(GCONV_IMPL_HALO_THREADS),         \
-                           (size_t)smem_, stream, H);                                            \
-        e_ = hipGetLastError();                                                                  \
-        if (e_ != hipSuccess)                                                                    \
-            return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len, "kernel launch failed: %s",      \
-                                   hipGetErrorString(e_));                                       \
-        return GCONV_OK;                                                                         \
+        GCONV_IMPL_LAUNCH_RETURN(k, (H).blocks, GCONV_IMPL_HALO_THREADS, smem_, stream, why,    \
+                                 len, H);                                                        \
     } while (0)
+
+/* Problems the warp-specialised kernel may take (the caller has checked the type and the
+ * 16-byte gathers; gconv_impl_ws_plan checks the rest): C a multiple of 64, K at least 64,
+ * 32-bit offsets. */
+static inline int gconv_impl_fwd_ws_fits(const gconv_impl_fwd_params *P, int big)
+{
+    return P->C % 64 == 0 && P->K >= 64 && !big;
+}
+
+/* Test and tuning hook: -1 (default) lets gconv_impl_ws_pick choose the warp-specialised
+ * configuration, 0 .. GCONV_IMPL_WS_COUNT - 1 pins one, GCONV_IMPL_WS_COUNT turns the kernel
+ * off (the engine of gconv/igemm.h runs instead). One per translation unit. */
+static int gconv_impl_fwd_ws_pin GCONV_IMPL_FWD_UNUSED = -1;
+
+/* One warp-specialised kernel: BM x BN tiles, BPS blocks of 288 threads per SM. */
+#define GCONV_IMPL_FWD_WS_KERNEL(kname, T, BM, BN, BPS, EPI_FN)                                  \
+    static __global__ void __launch_bounds__(GCONV_IMPL_WS_THREADS, BPS)                         \
+        kname(const __grid_constant__ gconv_impl_ws_params W)                                    \
+    {                                                                                            \
+        gconv_impl_ws_fwd_body(&W, BM, BN, BPS, T, EPI_FN);                                      \
+    }
+
+/* Launch warp-specialised kernel k (configuration cfg, element type T) for the parameters P;
+ * falls through (no return) when its tensor maps cannot describe the problem. */
+#define GCONV_IMPL_WS_LAUNCH(k, cfg, T, P, stream, why, len)                                     \
+    do {                                                                                         \
+        static unsigned gconv_impl_done_ = 0;                                                    \
+        const int bm_ = gconv_impl_ws_bm(cfg), bn_ = gconv_impl_ws_bn(cfg);                      \
+        const int smem_ = gconv_impl_ws_smem(bm_, bn_, gconv_impl_ws_bps(cfg));                  \
+        gconv_impl_ws_params W_;                                                                 \
+        int64_t blocks_;                                                                         \
+        (P).mt = (int)(((P).M + bm_ - 1) / bm_);                                                 \
+        (P).nt = ((P).K + bn_ - 1) / bn_;                                                        \
+        blocks_ = (int64_t)(P).G * (P).mt * (P).nt;                                              \
+        if (blocks_ > 0x7fffffffLL || !gconv_impl_ws_plan(&W_, &(P), T, bm_, bn_))               \
+            break;                                                                               \
+        if (gconv_impl_fwd_smem_attr((const void *)k, smem_, &gconv_impl_done_) != GCONV_OK)    \
+            return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                                  \
+                                   "cannot raise the shared-memory limit to %d bytes", smem_);   \
+        GCONV_IMPL_LAUNCH_RETURN(k, blocks_, GCONV_IMPL_WS_THREADS, smem_, stream, why, len,    \
+                                 W_);                                                            \
+    } while (0)
+
+/* The warp-specialised kernels of a default instantiation and their launcher. */
+#define GCONV_IMPL_FWD_WS_KERNELS(name, T, EPI_FN)                                               \
+    GCONV_IMPL_FWD_WS_KERNEL(name##_ws0, T, 128, 128, 1, EPI_FN)                                 \
+    GCONV_IMPL_FWD_WS_KERNEL(name##_ws1, T, 256, 128, 1, EPI_FN)                                 \
+    GCONV_IMPL_FWD_WS_KERNEL(name##_ws2, T, 128, 256, 1, EPI_FN)                                 \
+    GCONV_IMPL_FWD_WS_KERNEL(name##_ws3, T, 128, 128, 2, EPI_FN)                                 \
+    GCONV_IMPL_FWD_UNUSED static inline int name##_ws_ready(void)                                \
+    {                                                                                            \
+        static int c_ = -1;                                                                      \
+        return gconv_impl_ws_available((const void *)name##_ws0, &c_);                           \
+    }                                                                                            \
+    /* GCONV_ERR_UNSUPPORTED (nothing launched) when the tensor maps cannot describe P */     \
+    GCONV_IMPL_FWD_UNUSED static inline gconv_status name##_ws_run(                              \
+        int cfg, gconv_impl_fwd_params *P, hipStream_t stream, char *why, size_t len)            \
+    {                                                                                            \
+        switch (cfg) {                                                                           \
+        case GCONV_IMPL_WS_128x128:                                                              \
+            GCONV_IMPL_WS_LAUNCH(name##_ws0, GCONV_IMPL_WS_128x128, T, *P, stream, why, len);    \
+            break;                                                                               \
+        case GCONV_IMPL_WS_256x128:                                                              \
+            GCONV_IMPL_WS_LAUNCH(name##_ws1, GCONV_IMPL_WS_256x128, T, *P, stream, why, len);    \
+            break;                                                                               \
+        case GCONV_IMPL_WS_128x128_2:                                                            \
+            GCONV_IMPL_WS_LAUNCH(name##_ws3, GCONV_IMPL_WS_128x128_2, T, *P, stream, why, len);  \
+            break;                                                                               \
+        default:                                                                                 \
+            GCONV_IMPL_WS_LAUNCH(name##_ws2, GCONV_IMPL_WS_128x256, T, *P, stream, why, len);    \
+            break;                                                                               \
+        }                                                                                        \
+        return GCONV_ERR_UNSUPPORTED;                                                            \
+    }
+
+/* In a default launcher, after the parameters are filled: the warp-specialised kernel where
+ * it fits and the binary has it. */
+#define GCONV_IMPL_FWD_TRY_WS(name, big, P, vec_ok, stream, why, len)                            \
+    if ((vec_ok) && gconv_impl_fwd_ws_pin != GCONV_IMPL_WS_COUNT &&                              \
+        gconv_impl_fwd_ws_fits(&(P), big) && name##_ws_ready()) {                                \
+        const gconv_status ws_ = name##_ws_run(                                                  \
+            gconv_impl_fwd_ws_pin >= 0 ? gconv_impl_fwd_ws_pin                                   \
+                                       : gconv_impl_ws_pick((P).M, (P).K, (P).G,                 \
+                                                            gconv_device_sm_count()),            \
+            &(P), stream, why, len);                                                             \
+        if (ws_ != GCONV_ERR_UNSUPPORTED)                                                        \
+            return ws_;                                                                          \
+    }
 
 /* The kernels of a default instantiation, for one tf32 setting (suffix sfx). Vector kinds only
  * for families with contiguous channels on both operands. */
@@ -1054,6 +1167,7 @@ static inline int gconv_impl_fwd_kind(const gconv_problem *p, const gconv_impl_f
     GCONV_IMPL_IF(GCONV_IMPL_HAS_TF32(T))(GCONV_IMPL_FWD_KERNELS(name, _t, T, ACT, WEI, 1, EPI_FN)) \
     GCONV_IMPL_FWD_DIRECT(name, T, EPI_FN)                                                       \
     GCONV_IMPL_FWD_HALO_KERNEL(name, T, EPI_FN)                                                  \
+    GCONV_IMPL_IF(GCONV_IMPL_HAS_WS(T, ACT, WEI))(GCONV_IMPL_FWD_WS_KERNELS(name, T, EPI_FN))    \
     GCONV_IMPL_FWD_UNUSED static inline int name##_supports(const gconv_problem *p, char *why,   \
                                                             size_t len)                          \
     {                                                                                            \
@@ -1088,6 +1202,9 @@ static inline int gconv_impl_fwd_kind(const gconv_problem *p, const gconv_impl_f
                   ((uintptr_t)a->in | (uintptr_t)a->wei) % 16 == 0;                              \
         P.out_vec = GCONV_IMPL_FAMVEC(ACT) && p->K % (16 / (int)gconv_dtype_size(T)) == 0 &&     \
                     (uintptr_t)a->out % 16 == 0;                                                 \
+        GCONV_IMPL_IF(GCONV_IMPL_HAS_WS(T, ACT, WEI))(                                           \
+            if (!a->allow_tf32) GCONV_IMPL_FWD_TRY_WS(name, gconv_impl_fwd_needs64(p), P,       \
+                                                      vec_ok_, stream, why_, len_))              \
         kind_ = gconv_impl_fwd_kind(p, &P, vec_ok_);                                             \
         GCONV_IMPL_IF(GCONV_IMPL_HAS_TF32(T))(                                                   \
             if (a->allow_tf32) return name##_run_t(kind_, &P, stream, why_, len_);)              \

@@ -366,6 +366,57 @@ static __device__ __forceinline__ void gconv_impl_igemm_st_shared16(unsigned cha
     *(uint4 *)s = w;
 }
 
+/* ---- mbarriers (CUDA sm_80+): in shared memory at the 32-bit address a; init with an
+ * arrival count, arrive (release), and wait (acquire) for the completion of the phase of the
+ * given parity. gconv_impl_mbar_try_wait (sm_90) lets the hardware suspend the waiting thread
+ * instead of polling. */
+#if GCONV_HAS_MMA_SYNC
+static __device__ __forceinline__ void gconv_impl_mbar_init(unsigned a, int count)
+{
+    asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(a), "r"(count) : "memory");
+}
+
+static __device__ __forceinline__ void gconv_impl_mbar_arrive(unsigned a)
+{
+    asm volatile("{\n .reg .b64 st;\n mbarrier.arrive.shared.b64 st, [%0];\n}\n" ::"r"(a)
+                 : "memory");
+}
+
+/* suspend: 1 waits with try_wait (sm_90 and newer; elsewhere test_wait), 0 with test_wait */
+static __device__ __forceinline__ void gconv_impl_mbar_wait_(unsigned a, unsigned parity,
+                                                             int suspend)
+{
+    unsigned done;
+    (void)suspend;
+    do {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        if (suspend)
+            asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared.b64 p, [%1], %2;\n"
+                         " selp.u32 %0, 1, 0, p;\n}\n"
+                         : "=r"(done)
+                         : "r"(a), "r"(parity)
+                         : "memory");
+        else
+#endif
+            asm volatile("{\n .reg .pred p;\n mbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n"
+                         " selp.u32 %0, 1, 0, p;\n}\n"
+                         : "=r"(done)
+                         : "r"(a), "r"(parity)
+                         : "memory");
+    } while (!done);
+}
+
+static __device__ __forceinline__ void gconv_impl_mbar_wait(unsigned a, unsigned parity)
+{
+    gconv_impl_mbar_wait_(a, parity, 0);
+}
+
+static __device__ __forceinline__ void gconv_impl_mbar_try_wait(unsigned a, unsigned parity)
+{
+    gconv_impl_mbar_wait_(a, parity, 1);
+}
+#endif
+
 /* ---- NVIDIA tensor-core primitives (sm_80+) ---- */
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
 /* Four 8x8 b16 matrices; thread i supplies the address of row i%8 of matrix i/8 and receives

@@ -857,6 +857,98 @@ Test(fwd, halo_persistent, .timeout = 180)
     gt_log_paths("halo persistent");
 }
 
+/* ---- the warp-specialised Hopper kernel (gconv/igemm_ws.h) --------------------------------- */
+
+/* Problems it takes (C a multiple of 64, K >= 64, at most 32 taps): partial M and N tiles,
+ * stride, dilation, asymmetric pads, 1D / 3D, groups, 1x1, a long reduction, a wide filter. */
+static const gt_edge gt_ws_problems[] = {
+    {"dense 3x3, partial M tile", 2, 1, 2, 64, 128, {1, 20, 21}, {1, 3, 3}, {1, 1, 1},
+     {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"K 72, stride 2, dilation 2, asymmetric pads", 2, 1, 3, 128, 72, {1, 17, 15}, {1, 3, 3},
+     {1, 2, 2}, {1, 2, 2}, {0, 2, 1}, {0, 1, 2}},
+    {"1D 5 taps dilated, G 2", 1, 2, 2, 64, 64, {1, 1, 300}, {1, 1, 5}, {1, 1, 1}, {1, 1, 3},
+     {0, 0, 6}, {0, 0, 6}},
+    {"3D 3x3x3", 3, 1, 1, 64, 96, {5, 6, 7}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1},
+     {1, 1, 1}},
+    {"G 3", 2, 3, 2, 64, 64, {1, 9, 11}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1},
+     {0, 1, 1}},
+    {"1x1 stride 2, K 136", 2, 1, 2, 192, 136, {1, 18, 18}, {1, 1, 1}, {1, 2, 2}, {1, 1, 1},
+     {0, 0, 0}, {0, 0, 0}},
+    {"C 256, K 264: long reduction, several N tiles", 2, 1, 2, 256, 264, {1, 12, 12},
+     {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"7x4 filter (28 taps)", 2, 1, 1, 64, 64, {1, 12, 10}, {1, 7, 4}, {1, 1, 1}, {1, 1, 1},
+     {0, 3, 1}, {0, 3, 2}},
+};
+
+#define GT_NUM_WS (sizeof gt_ws_problems / sizeof gt_ws_problems[0])
+
+/* Whether this binary has the kernel's real body for this device (an sm_90a build on a Hopper
+ * GPU); without it these problems take the engine kernels, still checked. */
+static int gt_ws_in_binary(void)
+{
+    const int in = fwd_f16_nhwgc_ws_ready() && fwd_bf16_gnhwc_ws_ready();
+    cr_log_info("warp-specialised kernel %s", in ? "in this binary: these problems run on it"
+                                                 : "not in this binary (needs an sm_90a build "
+                                                   "on a Hopper GPU): the engine runs instead");
+    return in;
+}
+
+/* Every problem through each configuration pinned (0 .. 3) and the automatic choice (-1):
+ * fp16 NHWGC plain, bf16 GNHWC with bias + ReLU, and the fp16 user op on two problems. */
+static void gt_ws_run(int pin)
+{
+    size_t i;
+    gt_require_gpu();
+    gt_fail_count = 0;
+    (void)gt_ws_in_binary();
+    gconv_impl_fwd_ws_pin = pin;
+    for (i = 0; i < GT_NUM_WS; i++) {
+        gconv_problem p;
+        const gt_fwd_impl *a = &gt_impls[GT_T_F16][GT_FAM_NHWGC];
+        const gt_fwd_impl *b = &gt_impls[GT_T_BF16][GT_FAM_GNHWC];
+        gt_edge_problem(&gt_ws_problems[i], &p);
+        gt_set_layouts(&p, a);
+        gt_run_case(a, &p, GT_EPI_NONE, i & 1 ? GT_INIT_INT : GT_INIT_DECIMAL,
+                    0x3A5000u + (uint64_t)(pin + 1) * 64 + i, 0);
+        gt_set_layouts(&p, b);
+        gt_run_case(b, &p, GT_EPI_BIAS_RELU, GT_INIT_DECIMAL,
+                    0x3A5800u + (uint64_t)(pin + 1) * 64 + i, 0);
+        if (i < 2) {
+            gt_set_layouts(&p, &gt_impl_user_f16);
+            gt_run_case(&gt_impl_user_f16, &p, GT_EPI_USER, GT_INIT_DECIMAL,
+                        0x3A5F00u + (uint64_t)(pin + 1) * 64 + i, 0);
+        }
+    }
+    gconv_impl_fwd_ws_pin = -1;
+}
+
+Test(fwd, ws_auto, .timeout = 120) { gt_ws_run(-1); }
+Test(fwd, ws_128x128, .timeout = 120) { gt_ws_run(GCONV_IMPL_WS_128x128); }
+Test(fwd, ws_256x128, .timeout = 120) { gt_ws_run(GCONV_IMPL_WS_256x128); }
+Test(fwd, ws_128x256, .timeout = 120) { gt_ws_run(GCONV_IMPL_WS_128x256); }
+Test(fwd, ws_128x128_2, .timeout = 120) { gt_ws_run(GCONV_IMPL_WS_128x128_2); }
+
+/* Every built-in epilogue kind on the kernel, with D tensors in the output's layout and
+ * broadcast, on two problems, fp16 and bf16 (NHWGC). */
+Test(fwd, ws_epilogues, .timeout = 120)
+{
+    int kind, ti;
+    size_t i;
+    gt_require_gpu();
+    gt_fail_count = 0;
+    (void)gt_ws_in_binary();
+    for (kind = 0; kind < GT_EPI_BUILTIN_COUNT; kind++)
+        for (ti = GT_T_F16; ti <= GT_T_BF16; ti++)
+            for (i = 0; i < 2; i++) {
+                gconv_problem p;
+                const gt_fwd_impl *im = &gt_impls[ti][GT_FAM_NHWGC];
+                gt_edge_problem(&gt_ws_problems[i == 0 ? 0 : 4], &p);
+                gt_set_layouts(&p, im);
+                gt_run_case(im, &p, kind, GT_INIT_DECIMAL,
+                            0x3A6000u + (uint64_t)kind * 16 + (uint64_t)ti * 4 + i, 0);
+            }
+}
+
 /* ---- epilogues ----------------------------------------------------------------------------- */
 
 /* Problems each epilogue runs on: a GEMM-sized one, a depthwise one, a 1D and a 3D one. */

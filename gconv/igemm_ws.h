@@ -1,0 +1,509 @@
+/* gconv/igemm_ws.h: the warp-specialised implicit GEMM of the forward direction on Hopper.
+ *
+ * What is here: one kernel body, gconv_impl_ws_fwd_body, for the forward GEMM view of
+ * gconv/fwd.h (M = N * output pixels, N = K, reduction = C * taps per group) when the
+ * channels are plenty: NHWGC / GNHWC input and output, GKYXC weights, fp16 / bf16, C a
+ * multiple of 64, K at least 64, 32-bit offsets. It exists because the engine's all-threads
+ * pipeline (gconv/igemm.h) leaves the tensor cores idle on dense layers: every warp issues both
+ * the im2col gather and the math between block-wide barriers, measured latency-bound at
+ * 0.2-0.45 of the matrix rate (bench/NOTES.md).
+ *
+ * Block: 288 threads = two consumer warpgroups (threads 0-255) and one producer warp (one
+ * thread of it works). The producer fills a ring of S stages with the copy engine (TMA): A, BM
+ * output pixels x 64 channels of one tap, by an im2col tensor copy (the input's tensor map
+ * knows the padding box and the stride; the tap is the copy's offset; padding and pixels past
+ * the last image arrive as zeros), and B, BN output channels x the same 64 reduction elements,
+ * by a tiled copy of the weights seen as a [G * K][C * taps] matrix. Both land in the
+ * 128-byte-swizzled format that wgmma reads through descriptors (that of gconv/igemm.h).
+ * The consumers only wait, issue wgmma (m64 x BN x 16, fp32 accumulators in registers) and
+ * give stages back. Stages change hands through two mbarriers each:
+ *   full[s]   one arrival (the producer's arrive.expect_tx with the stage's bytes) plus the
+ *             copies' transaction bytes: complete when both copies have landed;
+ *   empty[s]  8 arrivals: lane 0 of each consumer warp, once the wgmma that read the stage
+ *             has retired (wgmma.wait_group 1 after the next stage's wgmma was issued).
+ * Phase parities follow the use count of a stage: the n-th fill of stage s waits for the
+ * (n-1)-th completion of empty[s]; the n-th read waits for the n-th completion of full[s].
+ * The copy engine writes through the async proxy that wgmma reads, so no proxy fence is needed.
+ * (A first version gathered with 16-byte cp.async from a producer warpgroup: 1.3x slower than
+ * the engine; its producer alone, without math, took 109 us on the 100x100 dense layer where
+ * the whole engine takes 98: one warpgroup's cp.async cannot keep enough bytes in flight;
+ * bench/NOTES.md.)
+ *
+ * Reduction order: k-tile kt is (channel chunk cc, tap t) with the taps innermost, so that
+ * consecutive k-tiles read input rows shifted by one tap (L2-local); B follows the same order
+ * (GKYXC: column t * C + 64 * cc).
+ *
+ * Configurations (BM x BN): 128x128 (each consumer warpgroup one m64n128 block: 64
+ * accumulators), 256x128 (two m64n128 blocks: 128), 128x256 (one m64n256: 128), and 128x128
+ * with two blocks per SM; the ring takes what shared memory allows (7, 4, 4, 3 stages);
+ * gconv_impl_ws_pick chooses by rounds of tiles over the SMs. The epilogue stages the fp32 tile in the
+ * ring's memory and stores it with gconv/fwd.h's gconv_impl_fwd_store_cc (D tensors, user op).
+ *
+ * Where it runs: the body exists only in sm_90a device passes (nvcc -gencode
+ * arch=compute_90a,code=sm_90a), where wgmma is available; elsewhere the kernel is empty.
+ * The host tells the two apart by the kernel's static shared memory (the mbarriers live there
+ * only in the real body): gconv_impl_ws_available. The tensor maps are encoded per launch on
+ * the host (gconv_impl_ws_plan, through the driver's encoders found with
+ * cudaGetDriverEntryPointByVersion: no link to libcuda). Launchers fall back to the engine of
+ * gconv/igemm.h when the kernel is not in the binary or the maps cannot describe the problem.
+ *
+ * Include through gconv/fwd.h (or gconv.h); needs a HIP or CUDA compiler.
+ */
+#ifndef GCONV_IGEMM_WS_H
+#define GCONV_IGEMM_WS_H
+
+/* gconv/fwd.h includes this header after its kernel body (it needs the forward parameters and
+ * the output store); included first, this one includes fwd.h, which then skips it. */
+#include "fwd.h"
+#include "igemm.h"
+#if defined(GCONV_PLATFORM_CUDA)
+#include <cuda.h> /* the tensor-map types (the encoders are found at run time) */
+#endif
+
+#define GCONV_IMPL_WS_THREADS 288   /* two consumer warpgroups, then the producer warp */
+#define GCONV_IMPL_WS_CONSUMERS 256
+#define GCONV_IMPL_WS_MAX_STAGES 8
+/* static shared memory of the real body: its 2 * MAX_STAGES mbarriers */
+#define GCONV_IMPL_WS_STATIC_SMEM (2 * GCONV_IMPL_WS_MAX_STAGES * 8)
+
+/* configurations; _2: two blocks per SM (a shorter ring each), so that one block's epilogue
+ * and pipeline fill overlap the other's main loop */
+enum {
+    GCONV_IMPL_WS_128x128 = 0,
+    GCONV_IMPL_WS_256x128,
+    GCONV_IMPL_WS_128x256,
+    GCONV_IMPL_WS_128x128_2,
+    GCONV_IMPL_WS_COUNT
+};
+
+static inline GCONV_HD int gconv_impl_ws_bm(int cfg)
+{
+    return cfg == GCONV_IMPL_WS_256x128 ? 256 : 128;
+}
+
+static inline GCONV_HD int gconv_impl_ws_bn(int cfg)
+{
+    return cfg == GCONV_IMPL_WS_128x256 ? 256 : 128;
+}
+
+/* blocks per SM the configuration is built for */
+static inline GCONV_HD int gconv_impl_ws_bps(int cfg)
+{
+    return cfg == GCONV_IMPL_WS_128x128_2 ? 2 : 1;
+}
+
+/* One stage: A [BM][64] then B [BN][64], 128 bytes a row. */
+static inline GCONV_HD int gconv_impl_ws_stage_bytes(int bm, int bn)
+{
+    return (bm + bn) * 128;
+}
+
+/* Stages of the ring for bps blocks per SM (each block costs 1 KB of reserved shared memory
+ * beside its own, and 1 KB of its own goes to alignment). */
+static inline GCONV_HD int gconv_impl_ws_stages(int bm, int bn, int bps)
+{
+    const int s = ((GCONV_IMPL_SMEM_MAX + 1024) / bps - 2048 - GCONV_IMPL_WS_STATIC_SMEM) /
+                  gconv_impl_ws_stage_bytes(bm, bn);
+    return s > GCONV_IMPL_WS_MAX_STAGES ? GCONV_IMPL_WS_MAX_STAGES : s;
+}
+
+/* Dynamic shared memory: the ring (which also holds the staged fp32 C tile at the end) and
+ * 1 KB to align it to 1024 bytes (the period of the 128-byte swizzle). */
+static inline GCONV_HD int gconv_impl_ws_smem(int bm, int bn, int bps)
+{
+    return gconv_impl_ws_stages(bm, bn, bps) * gconv_impl_ws_stage_bytes(bm, bn) + 1024;
+}
+
+#if defined(GCONV_PLATFORM_CUDA)
+/* Kernel parameters: the forward parameters and the two tensor maps (passed by value as a
+ * __grid_constant__, where the copy engine reads them). rank: 3, 4, 5 for 1D, 2D, 3D; A's
+ * channel coordinate of group g is g * cbase (NHWGC: C; GNHWC: 0) and its image coordinate
+ * n + g * nbase (NHWGC: 0; GNHWC: N, the groups' images folded into one batch axis). */
+typedef struct gconv_impl_ws_params {
+    CUtensorMap ta; /* A: im2col map of the input, 64 channels x BM pixels, 128-byte swizzle */
+    CUtensorMap tb; /* B: tiled map of the weights as [G * K][Kg], 64 x BN boxes */
+    gconv_impl_fwd_params P;
+    int rank, cbase, nbase;
+} gconv_impl_ws_params;
+#endif
+
+#if GCONV_IMPL_HAS_WGMMA
+/* Barrier of the 256 consumer threads only (named barrier 1; 0 is __syncthreads). */
+static __device__ __forceinline__ void gconv_impl_ws_sync_consumers(void)
+{
+    asm volatile("bar.sync 1, 256;\n" ::: "memory");
+}
+
+/* Arm full[s] for `bytes` of copies and arrive (the phase completes when they have landed). */
+static __device__ __forceinline__ void gconv_impl_ws_bar_expect(unsigned a, unsigned bytes)
+{
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}\n"
+                 ::"r"(a), "r"(bytes)
+                 : "memory");
+}
+
+/* TMA im2col copy of A: pixelsPerColumn pixels x 64 channels from coordinates c (channel),
+ * w, h, d, n (the first pixel's receptive-field origin) with tap offsets ow, oh, od, for a
+ * tensor of rank 3 (1D), 4 (2D) or 5 (3D). */
+static __device__ __forceinline__ void gconv_impl_ws_tma_a(unsigned dst, const void *map,
+                                                           unsigned bar, int rank, int c, int w,
+                                                           int h, int d, int n, unsigned short ow,
+                                                           unsigned short oh, unsigned short od)
+{
+    const unsigned long long m = (unsigned long long)map;
+    if (rank == 3)
+        asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+                     " [%0], [%1, {%2, %3, %4}], [%5], {%6};\n" ::"r"(dst), "l"(m), "r"(c), "r"(w),
+                     "r"(n), "r"(bar), "h"(ow)
+                     : "memory");
+    else if (rank == 4)
+        asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+                     " [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8};\n" ::"r"(dst), "l"(m), "r"(c),
+                     "r"(w), "r"(h), "r"(n), "r"(bar), "h"(ow), "h"(oh)
+                     : "memory");
+    else
+        asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+                     " [%0], [%1, {%2, %3, %4, %5, %6}], [%7], {%8, %9, %10};\n" ::"r"(dst), "l"(m),
+                     "r"(c), "r"(w), "r"(h), "r"(d), "r"(n), "r"(bar), "h"(ow), "h"(oh), "h"(od)
+                     : "memory");
+}
+
+/* TMA tiled copy of B: a [rows][64] box of the 2-D weight view at (k, row). */
+static __device__ __forceinline__ void gconv_impl_ws_tma_b(unsigned dst, const void *map,
+                                                           unsigned bar, int k, int row)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst), "l"((unsigned long long)map), "r"(k),
+                 "r"(row), "r"(bar)
+                 : "memory");
+}
+
+/* The producer (one thread): for every k-tile, once the consumers have given its stage back,
+ * arm full[s] with the stage's bytes and issue the two tensor copies; the copy engine
+ * completes the barrier's transaction count when both have landed (zero-filled outside the
+ * tensors: padding, rows past M, channels past K). */
+static __device__ __forceinline__ void gconv_impl_ws_produce(const gconv_impl_ws_params *W,
+                                                             const int bm, const int bn,
+                                                             const int S, unsigned sbase,
+                                                             unsigned full0, unsigned empty0,
+                                                             int g, int m0, int n0, int KT)
+{
+    const gconv_impl_fwd_params *P = &W->P;
+    const int SB = gconv_impl_ws_stage_bytes(bm, bn);
+    const int T = P->flt[0] * P->flt[1] * P->flt[2];
+    int kt, s = 0, use = 0, tap = 0, cc = 0, x = 0, y = 0, z = 0;
+    int cw, ch, cd, cn;
+    {
+        /* receptive-field origin of output pixel m0 (inside the im2col bounding box) */
+        unsigned u = (unsigned)m0, q;
+        q = u / (unsigned)P->out_sp[2], cw = (int)(u - q * (unsigned)P->out_sp[2]), u = q;
+        q = u / (unsigned)P->out_sp[1], ch = (int)(u - q * (unsigned)P->out_sp[1]), u = q;
+        q = u / (unsigned)P->out_sp[0], cd = (int)(u - q * (unsigned)P->out_sp[0]);
+        cn = (int)q + g * W->nbase;
+        cw = cw * P->str[2] - P->pad[2];
+        ch = ch * P->str[1] - P->pad[1];
+        cd = cd * P->str[0] - P->pad[0];
+    }
+    for (kt = 0; kt < KT; kt++) {
+        const unsigned st = sbase + (unsigned)(s * SB), bar = full0 + 8u * (unsigned)s;
+        if (kt >= S)
+            gconv_impl_mbar_try_wait(empty0 + 8u * (unsigned)s, (unsigned)(use - 1) & 1u);
+        gconv_impl_ws_bar_expect(bar, (unsigned)SB);
+        gconv_impl_ws_tma_a(st, &W->ta, bar, W->rank, g * W->cbase + cc * 64, cw, ch, cd, cn,
+                            (unsigned short)(x * P->dil[2]), (unsigned short)(y * P->dil[1]),
+                            (unsigned short)(z * P->dil[0]));
+        gconv_impl_ws_tma_b(st + (unsigned)(bm * 128), &W->tb, bar, tap * P->C + cc * 64,
+                            g * P->K + n0);
+        /* next k-tile: taps innermost (z, y, x order, as in GKYXC), then channel chunks */
+        if (++tap == T) {
+            tap = x = y = z = 0;
+            ++cc;
+        } else if (++x == P->flt[2]) {
+            x = 0;
+            if (++y == P->flt[1])
+                y = 0, ++z;
+        }
+        if (++s == S)
+            s = 0, ++use;
+    }
+}
+#endif /* GCONV_IMPL_HAS_WGMMA */
+
+/* One block computes a BM x BN tile of one group's output (grid: G * mt * nt blocks, tiles in
+ * gconv_impl_igemm_raster order). W: the kernel's __grid_constant__ parameters; bm, bn: a
+ * configuration's, as literal constants. */
+#if defined(GCONV_PLATFORM_CUDA)
+static __device__ __forceinline__ void gconv_impl_ws_fwd_body(const gconv_impl_ws_params *W,
+                                                              const int bm, const int bn,
+                                                              const int bps,
+                                                              const gconv_dtype dt,
+                                                              gconv_impl_epi_fn epi)
+{
+#if GCONV_IMPL_HAS_WGMMA
+    GCONV_IMPL_DYN_SMEM(smem_raw);
+    __shared__ __align__(8) unsigned long long bars[2 * GCONV_IMPL_WS_MAX_STAGES];
+    const gconv_impl_fwd_params *P = &W->P;
+    const int S = gconv_impl_ws_stages(bm, bn, bps), SB = gconv_impl_ws_stage_bytes(bm, bn);
+    const int tid = (int)threadIdx.x;
+    const int KT = P->flt[0] * P->flt[1] * P->flt[2] * (P->C / 64);
+    unsigned char *smem = smem_raw;
+    unsigned sbase, full0, empty0;
+    int g, tm, tn, m0, n0;
+    smem += (1024u - (gconv_impl_igemm_smem_addr(smem_raw) & 1023u)) & 1023u;
+    sbase = gconv_impl_igemm_smem_addr(smem);
+    full0 = gconv_impl_igemm_smem_addr(&bars[0]);
+    empty0 = full0 + 8u * (unsigned)S;
+    {
+        const int tpg = P->mt * P->nt;
+        const int L = (int)blockIdx.x;
+        g = L / tpg;
+        gconv_impl_igemm_raster(L - g * tpg, P->mt, P->nt, &tm, &tn);
+    }
+    m0 = tm * bm;
+    n0 = tn * bn;
+    if (tid == 0) {
+        int s;
+        for (s = 0; s < S; s++) {
+            gconv_impl_mbar_init(full0 + 8u * (unsigned)s, 1);
+            gconv_impl_mbar_init(empty0 + 8u * (unsigned)s, GCONV_IMPL_WS_CONSUMERS / 32);
+        }
+    }
+    __syncthreads(); /* barriers initialised */
+
+    if (tid >= GCONV_IMPL_WS_CONSUMERS) {
+        if (tid == GCONV_IMPL_WS_CONSUMERS)
+            gconv_impl_ws_produce(W, bm, bn, S, sbase, full0, empty0, g, m0, n0, KT);
+        return;
+    }
+    {
+        const int wg = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31;
+        const int MW = bm / 128, NA = bn / 2; /* m64 blocks per warpgroup, accumulators each */
+        float acc[128];
+        int kt, s = 0, use = 0, ps = 0, i;
+        for (kt = 0; kt < KT; kt++) {
+            const unsigned st = sbase + (unsigned)(s * SB);
+            int mb, ks;
+            gconv_impl_mbar_try_wait(full0 + 8u * (unsigned)s, (unsigned)use & 1u);
+#pragma unroll
+            for (i = 0; i < 128; i++)
+                if (i < MW * NA)
+                    gconv_impl_igemm_reg_fence(&acc[i]);
+            gconv_impl_igemm_wgmma_fence();
+#pragma unroll
+            for (mb = 0; mb < 2; mb++)
+                if (mb < MW) {
+#pragma unroll
+                    for (ks = 0; ks < 4; ks++) {
+                        const unsigned a = st + (unsigned)((wg * (bm / 2) + mb * 64) * 128 + 32 * ks);
+                        const unsigned b = st + (unsigned)(bm * 128 + 32 * ks);
+                        const unsigned long long da = gconv_impl_igemm_wgmma_desc(a, 128);
+                        const unsigned long long db = gconv_impl_igemm_wgmma_desc(b, 128);
+                        const int sc = kt > 0 || ks > 0;
+                        if (bn == 256) {
+                            if (dt == GCONV_BF16)
+                                gconv_impl_igemm_wgmma_n256_bf16(acc, da, db, sc);
+                            else
+                                gconv_impl_igemm_wgmma_n256_f16(acc, da, db, sc);
+                        } else {
+                            if (dt == GCONV_BF16)
+                                gconv_impl_igemm_wgmma_n128_bf16(acc + mb * 64, da, db, sc);
+                            else
+                                gconv_impl_igemm_wgmma_n128_f16(acc + mb * 64, da, db, sc);
+                        }
+                    }
+                }
+            gconv_impl_igemm_wgmma_commit();
+            /* the previous k-tile's wgmma has retired: its stage may be refilled */
+            gconv_impl_igemm_wgmma_wait(1);
+#pragma unroll
+            for (i = 0; i < 128; i++)
+                if (i < MW * NA)
+                    gconv_impl_igemm_reg_fence(&acc[i]);
+            if (kt > 0 && lane == 0)
+                gconv_impl_mbar_arrive(empty0 + 8u * (unsigned)ps);
+            ps = s;
+            if (++s == S)
+                s = 0, ++use;
+        }
+        gconv_impl_igemm_wgmma_wait(0);
+#pragma unroll
+        for (i = 0; i < 128; i++)
+            if (i < MW * NA)
+                gconv_impl_igemm_reg_fence(&acc[i]);
+        gconv_impl_ws_sync_consumers(); /* no consumer reads the ring any more: stage C in it */
+        {
+            float *cs = (float *)smem;
+            const int ld = bn + GCONV_IMPL_CPAD;
+            /* accumulator mb * NA + 4 j + e: row 16 warp + lane / 4 (+ 8 if e >= 2) of block
+             * mb, column 8 j + 2 (lane % 4) (+ 1 if e odd) */
+#pragma unroll
+            for (i = 0; i < 128; i++)
+                if (i < MW * NA) {
+                    const int mb = i / NA, j = (i % NA) >> 2, e = i & 3;
+                    const int r = wg * (bm / 2) + mb * 64 + warp * 16 + (lane >> 2) + ((e >> 1) << 3);
+                    const int c = j * 8 + ((lane & 3) << 1) + (e & 1);
+                    cs[r * ld + c] = acc[i];
+                }
+            gconv_impl_ws_sync_consumers();
+            {
+                /* the store's thread count: 8 consumer warps */
+                const gconv_impl_tile tc = {bm, bn, 64, 2, 4, S};
+                gconv_impl_fwd_store_cc(P, cs, tc, dt, 0, g, m0, n0, bm, epi);
+            }
+        }
+    }
+#else
+    (void)W, (void)bm, (void)bn, (void)bps, (void)dt, (void)epi;
+#endif
+}
+#endif /* GCONV_PLATFORM_CUDA */
+
+/* ---- host side ------------------------------------------------------------------------------ */
+
+/* Whether kernel k (a gconv_impl_ws_fwd_body instance) has its real body in the binary the
+ * runtime picked for the current device (sm_90a SASS): only then does it have the static
+ * shared memory of the body. *cache: -1 until asked. */
+static inline int gconv_impl_ws_available(const void *k, int *cache)
+{
+#if defined(GCONV_PLATFORM_CUDA)
+    if (*cache < 0) {
+        cudaFuncAttributes fa;
+        *cache = cudaFuncGetAttributes(&fa, k) == cudaSuccess &&
+                 fa.sharedSizeBytes >= (size_t)GCONV_IMPL_WS_STATIC_SMEM;
+    }
+    return *cache;
+#else
+    (void)k, (void)cache;
+    return 0;
+#endif
+}
+
+#if defined(GCONV_PLATFORM_CUDA)
+/* The driver's tensor-map encoders, found once through the runtime (no link to libcuda). */
+typedef CUresult (*gconv_impl_ws_im2col_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+                                            const cuuint64_t *, const cuuint64_t *, const int *,
+                                            const int *, cuuint32_t, cuuint32_t,
+                                            const cuuint32_t *, CUtensorMapInterleave,
+                                            CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                            CUtensorMapFloatOOBfill);
+typedef CUresult (*gconv_impl_ws_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+                                           const cuuint64_t *, const cuuint64_t *,
+                                           const cuuint32_t *, const cuuint32_t *,
+                                           CUtensorMapInterleave, CUtensorMapSwizzle,
+                                           CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+static inline int gconv_impl_ws_encoders(gconv_impl_ws_im2col_fn *im, gconv_impl_ws_tiled_fn *ti)
+{
+    static int state = -1;
+    static void *fi, *ft;
+    if (state < 0) {
+        enum cudaDriverEntryPointQueryResult q1 = cudaDriverEntryPointSymbolNotFound, q2 = q1;
+        fi = ft = NULL;
+        state = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", &fi, 12000,
+                                                 cudaEnableDefault, &q1) == cudaSuccess &&
+                cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &ft, 12000,
+                                                 cudaEnableDefault, &q2) == cudaSuccess &&
+                q1 == cudaDriverEntryPointSuccess && q2 == cudaDriverEntryPointSuccess && fi &&
+                ft;
+    }
+    *im = (gconv_impl_ws_im2col_fn)fi;
+    *ti = (gconv_impl_ws_tiled_fn)ft;
+    return state;
+}
+
+/* Fill W for the forward parameters P (16-bit type dt, tiles bm x bn): the tensor maps and
+ * coordinates bases. 0 when the problem is outside what the copy engine's im2col mode takes
+ * (a layout other than NHWGC / GNHWC with GKYXC-dense weights, bounding-box corners or
+ * strides out of its ranges, an encoder missing or refusing); the caller then runs the engine
+ * of gconv/igemm.h. The im2col box of each spatial axis spans the receptive-field origins of
+ * the output positions: lower corner -pad, upper corner chosen so that stepping by the stride
+ * from the lower one reaches exactly out - 1 steps inside the input's extent. */
+static inline int gconv_impl_ws_plan(gconv_impl_ws_params *W, const gconv_impl_fwd_params *P,
+                                     gconv_dtype dt, int bm, int bn)
+{
+    const CUtensorMapDataType ty =
+        dt == GCONV_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    const int d3 = P->in_sp[0] > 1 || P->flt[0] > 1 || P->out_sp[0] > 1 || P->pad[0] != 0;
+    const int d2 = d3 || P->in_sp[1] > 1 || P->flt[1] > 1 || P->out_sp[1] > 1 || P->pad[1] != 0;
+    const int rank = d3 ? 5 : d2 ? 4 : 3, nsp = rank - 2;
+    const int lim = rank == 3 ? 32768 : rank == 4 ? 128 : 16;
+    const int64_t opix = (int64_t)P->out_sp[0] * P->out_sp[1] * P->out_sp[2];
+    const int64_t N = opix > 0 ? P->M / opix : 0;
+    gconv_impl_ws_im2col_fn enc_a;
+    gconv_impl_ws_tiled_fn enc_b;
+    cuuint64_t dim[5], str[4], bdim[2], bstr[1];
+    cuuint32_t es[5], box[2], bes[2] = {1, 1};
+    int lo[3], up[3], i;
+    int64_t nimg;
+    memset(W, 0, sizeof *W);
+    W->P = *P;
+    W->rank = rank;
+    if (!gconv_impl_ws_encoders(&enc_a, &enc_b) || P->si.c != 1 || P->sw.c != 1 || N <= 0)
+        return 0;
+    if (P->si.g == P->C && P->si.s[2] == (int64_t)P->G * P->C) {
+        W->cbase = P->C, W->nbase = 0, nimg = N; /* NHWGC */
+    } else if (P->si.s[2] == P->C && P->si.g == N * P->si.n) {
+        W->cbase = 0, W->nbase = (int)N, nimg = (int64_t)P->G * N; /* GNHWC */
+    } else {
+        return 0;
+    }
+    if (P->sw.g != (int64_t)P->K * P->sw.k || P->sw.k < P->Kg)
+        return 0;
+    /* A: dims innermost first: channels of a pixel, W, H, D (as used), images */
+    dim[0] = (cuuint64_t)P->si.s[2];
+    es[0] = 1;
+    for (i = 0; i < nsp; i++) {
+        const int a = 2 - i; /* W, H, D slots */
+        dim[1 + i] = (cuuint64_t)P->in_sp[a];
+        str[i] = (cuuint64_t)P->si.s[a] * 2;
+        es[1 + i] = (cuuint32_t)P->str[a];
+        lo[i] = -P->pad[a];
+        up[i] = lo[i] + (P->out_sp[a] - 1) * P->str[a] - (P->in_sp[a] - 1);
+        if (P->str[a] > 8 || lo[i] < -lim || lo[i] >= lim || up[i] < -lim || up[i] >= lim ||
+            (int64_t)(P->flt[a] - 1) * P->dil[a] > 0xffff)
+            return 0;
+    }
+    dim[rank - 1] = (cuuint64_t)nimg;
+    str[rank - 2] = (cuuint64_t)P->si.n * 2;
+    es[rank - 1] = 1;
+    if (enc_a(&W->ta, ty, (cuuint32_t)rank, (void *)P->in, dim, str, lo, up, 64, (cuuint32_t)bm,
+              es, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+              CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+        return 0;
+    /* B: the weights as [G * K rows][sw.k], 64 x BN boxes (rows past G * K read as zeros) */
+    bdim[0] = (cuuint64_t)P->Kg;
+    bdim[1] = (cuuint64_t)P->G * P->K;
+    bstr[0] = (cuuint64_t)P->sw.k * 2;
+    box[0] = 64;
+    box[1] = (cuuint32_t)bn;
+    return enc_b(&W->tb, ty, 2, (void *)P->wei, bdim, bstr, box, bes,
+                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+#endif /* GCONV_PLATFORM_CUDA */
+
+/* Configuration for a problem: each one's rounds of tiles over the SMs (bps blocks each; a
+ * round of two co-resident blocks takes two tile times) times the tile's area, over its
+ * relative rate per tile measured on H100 (bench/NOTES.md, 2026-11-24: 128x128 alone 0.92,
+ * 256x128 1.0, 128x256 1.05, 128x128 two per SM 1.11: the second block's main loop covers the
+ * first one's epilogue and pipeline fill). */
+static inline int gconv_impl_ws_pick(int64_t M, int K, int G, int sms)
+{
+    static const double eff[GCONV_IMPL_WS_COUNT] = {0.92, 1.0, 1.05, 1.11};
+    int best = 0, c;
+    double bcost = 0;
+    if (sms <= 0)
+        sms = 80;
+    for (c = 0; c < GCONV_IMPL_WS_COUNT; c++) {
+        const int bm = gconv_impl_ws_bm(c), bn = gconv_impl_ws_bn(c), bps = gconv_impl_ws_bps(c);
+        const double tiles = (double)G * (double)((M + bm - 1) / bm) * (double)((K + bn - 1) / bn);
+        const double slots = (double)sms * bps;
+        const double rounds = (double)(int64_t)((tiles + slots - 1) / slots);
+        const double cost = rounds * bps * bm * bn / eff[c];
+        if (c == 0 || cost < bcost)
+            best = c, bcost = cost;
+    }
+    return best;
+}
+
+#endif /* GCONV_IGEMM_WS_H */
