@@ -855,7 +855,7 @@ static inline int gconv_impl_fwd_pick(int64_t M, int N, int G, int sms)
 /* warp-specialised kernels (gconv/igemm_ws.h) exist on CUDA for fp16 / bf16 with contiguous
  * channels on both operands; their body is real only in sm_90a device passes */
 #ifndef GCONV_IMPL_FWD_WS
-#if defined(GCONV_PLATFORM_CUDA)
+#if GCONV_IMPL_WS_HOST
 #define GCONV_IMPL_FWD_WS 1
 #else
 #define GCONV_IMPL_FWD_WS 0
@@ -1032,7 +1032,8 @@ static int gconv_impl_fwd_ws_pin GCONV_IMPL_FWD_UNUSED = -1;
         (P).mt = (int)(((P).M + bm_ - 1) / bm_);                                                 \
         (P).nt = ((P).K + bn_ - 1) / bn_;                                                        \
         blocks_ = (int64_t)(P).G * (P).mt * (P).nt;                                              \
-        if (blocks_ > 0x7fffffffLL || !gconv_impl_ws_plan(&W_, &(P), T, bm_, bn_))               \
+        if (blocks_ > 0x7fffffffLL || !gconv_impl_ws_sized(bm_, bn_, gconv_impl_ws_bps(cfg)) ||  \
+            !gconv_impl_ws_plan(&W_, &(P), T, bm_, bn_))                                         \
             break;                                                                               \
         if (gconv_impl_fwd_smem_attr((const void *)k, smem_, &gconv_impl_done_) != GCONV_OK)    \
             return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                                  \
@@ -1049,8 +1050,8 @@ static int gconv_impl_fwd_ws_pin GCONV_IMPL_FWD_UNUSED = -1;
     GCONV_IMPL_FWD_WS_KERNEL(name##_ws3, T, 128, 128, 2, EPI_FN)                                 \
     GCONV_IMPL_FWD_UNUSED static inline int name##_ws_ready(void)                                \
     {                                                                                            \
-        static int c_ = -1;                                                                      \
-        return gconv_impl_ws_available((const void *)name##_ws0, &c_);                           \
+        static unsigned known_ = 0, yes_ = 0;                                                    \
+        return gconv_impl_ws_available((const void *)name##_ws0, &known_, &yes_);               \
     }                                                                                            \
     /* GCONV_ERR_UNSUPPORTED (nothing launched) when the tensor maps cannot describe P */     \
     GCONV_IMPL_FWD_UNUSED static inline gconv_status name##_ws_run(                              \

@@ -12,7 +12,9 @@
  * thread of it works). The producer fills a ring of S stages with the copy engine (TMA): A, BM
  * output pixels x 64 channels of one tap, by an im2col tensor copy (the input's tensor map
  * knows the padding box and the stride; the tap is the copy's offset; padding and pixels past
- * the last image arrive as zeros), and B, BN output channels x the same 64 reduction elements,
+ * the last image arrive as zeros; in GNHWC, whose groups' images form one batch axis of the
+ * map, rows past a group's last pixel read the next group's, which the store never writes
+ * out), and B, BN output channels x the same 64 reduction elements,
  * by a tiled copy of the weights seen as a [G * K][C * taps] matrix. Both land in the
  * 128-byte-swizzled format that wgmma reads through descriptors (that of gconv/igemm.h).
  * The consumers only wait, issue wgmma (m64 x BN x 16, fp32 accumulators in registers) and
@@ -66,6 +68,14 @@
 /* static shared memory of the real body: its 2 * MAX_STAGES mbarriers */
 #define GCONV_IMPL_WS_STATIC_SMEM (2 * GCONV_IMPL_WS_MAX_STAGES * 8)
 
+/* The host side needs the CUDA 12.5+ runtime (cudaGetDriverEntryPointByVersion); with an
+ * older one the kernel is not instantiated and the engine of gconv/igemm.h runs. */
+#if defined(GCONV_PLATFORM_CUDA) && defined(CUDART_VERSION) && CUDART_VERSION >= 12050
+#define GCONV_IMPL_WS_HOST 1
+#else
+#define GCONV_IMPL_WS_HOST 0
+#endif
+
 /* configurations; _2: two blocks per SM (a shorter ring each), so that one block's epilogue
  * and pipeline fill overlap the other's main loop */
 enum {
@@ -105,6 +115,14 @@ static inline GCONV_HD int gconv_impl_ws_stages(int bm, int bn, int bps)
     const int s = ((GCONV_IMPL_SMEM_MAX + 1024) / bps - 2048 - GCONV_IMPL_WS_STATIC_SMEM) /
                   gconv_impl_ws_stage_bytes(bm, bn);
     return s > GCONV_IMPL_WS_MAX_STAGES ? GCONV_IMPL_WS_MAX_STAGES : s;
+}
+
+/* Whether the configuration's ring has at least two stages and holds the staged fp32 C tile
+ * (false only where GCONV_IMPL_SMEM_MAX has been lowered). */
+static inline GCONV_HD int gconv_impl_ws_sized(int bm, int bn, int bps)
+{
+    const int S = gconv_impl_ws_stages(bm, bn, bps);
+    return S >= 2 && S * gconv_impl_ws_stage_bytes(bm, bn) >= bm * (bn + GCONV_IMPL_CPAD) * 4;
 }
 
 /* Dynamic shared memory: the ring (which also holds the staged fp32 C tile at the end) and
@@ -267,6 +285,9 @@ static __device__ __forceinline__ void gconv_impl_ws_fwd_body(const gconv_impl_w
             gconv_impl_mbar_init(full0 + 8u * (unsigned)s, 1);
             gconv_impl_mbar_init(empty0 + 8u * (unsigned)s, GCONV_IMPL_WS_CONSUMERS / 32);
         }
+        /* the copy engine (async proxy) completes full[s]: make the initialised barriers
+         * visible to it, not only to this block's threads */
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
     __syncthreads(); /* barriers initialised */
 
@@ -361,24 +382,32 @@ static __device__ __forceinline__ void gconv_impl_ws_fwd_body(const gconv_impl_w
 /* ---- host side ------------------------------------------------------------------------------ */
 
 /* Whether kernel k (a gconv_impl_ws_fwd_body instance) has its real body in the binary the
- * runtime picked for the current device (sm_90a SASS): only then does it have the static
- * shared memory of the body. *cache: -1 until asked. */
-static inline int gconv_impl_ws_available(const void *k, int *cache)
+ * runtime picks for the current device (sm_90a SASS): only then does it have the static
+ * shared memory of the body. known / yes: bit d set once device d (< 32) has been asked, and
+ * if the answer was yes; devices 32 and up are asked every time. */
+static inline int gconv_impl_ws_available(const void *k, unsigned *known, unsigned *yes)
 {
-#if defined(GCONV_PLATFORM_CUDA)
-    if (*cache < 0) {
-        cudaFuncAttributes fa;
-        *cache = cudaFuncGetAttributes(&fa, k) == cudaSuccess &&
-                 fa.sharedSizeBytes >= (size_t)GCONV_IMPL_WS_STATIC_SMEM;
+#if GCONV_IMPL_WS_HOST
+    int dev = 0, ok;
+    cudaFuncAttributes fa;
+    if (cudaGetDevice(&dev) != cudaSuccess)
+        return 0;
+    if (dev < 32 && (*known >> dev) & 1u)
+        return (int)((*yes >> dev) & 1u);
+    ok = cudaFuncGetAttributes(&fa, k) == cudaSuccess &&
+         fa.sharedSizeBytes >= (size_t)GCONV_IMPL_WS_STATIC_SMEM;
+    if (dev < 32) {
+        *yes |= (unsigned)ok << dev;
+        *known |= 1u << dev;
     }
-    return *cache;
+    return ok;
 #else
-    (void)k, (void)cache;
+    (void)k, (void)known, (void)yes;
     return 0;
 #endif
 }
 
-#if defined(GCONV_PLATFORM_CUDA)
+#if GCONV_IMPL_WS_HOST
 /* The driver's tensor-map encoders, found once through the runtime (no link to libcuda). */
 typedef CUresult (*gconv_impl_ws_im2col_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
                                             const cuuint64_t *, const cuuint64_t *, const int *,
@@ -394,17 +423,21 @@ typedef CUresult (*gconv_impl_ws_tiled_fn)(CUtensorMap *, CUtensorMapDataType, c
 
 static inline int gconv_impl_ws_encoders(gconv_impl_ws_im2col_fn *im, gconv_impl_ws_tiled_fn *ti)
 {
-    static int state = -1;
-    static void *fi, *ft;
+    /* resolved into locals and published with the state last, so that a thread that sees
+     * state 1 also sees the pointers (racing first calls write the same values) */
+    static volatile int state = -1;
+    static void *volatile fi, *volatile ft;
     if (state < 0) {
         enum cudaDriverEntryPointQueryResult q1 = cudaDriverEntryPointSymbolNotFound, q2 = q1;
-        fi = ft = NULL;
-        state = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", &fi, 12000,
-                                                 cudaEnableDefault, &q1) == cudaSuccess &&
-                cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &ft, 12000,
-                                                 cudaEnableDefault, &q2) == cudaSuccess &&
-                q1 == cudaDriverEntryPointSuccess && q2 == cudaDriverEntryPointSuccess && fi &&
-                ft;
+        void *a = NULL, *b = NULL;
+        const int ok = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", &a, 12000,
+                                                        cudaEnableDefault, &q1) == cudaSuccess &&
+                       cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &b, 12000,
+                                                        cudaEnableDefault, &q2) == cudaSuccess &&
+                       q1 == cudaDriverEntryPointSuccess && q2 == cudaDriverEntryPointSuccess &&
+                       a && b;
+        fi = a, ft = b;
+        state = ok;
     }
     *im = (gconv_impl_ws_im2col_fn)fi;
     *ti = (gconv_impl_ws_tiled_fn)ft;
@@ -426,7 +459,10 @@ static inline int gconv_impl_ws_plan(gconv_impl_ws_params *W, const gconv_impl_f
     const int d3 = P->in_sp[0] > 1 || P->flt[0] > 1 || P->out_sp[0] > 1 || P->pad[0] != 0;
     const int d2 = d3 || P->in_sp[1] > 1 || P->flt[1] > 1 || P->out_sp[1] > 1 || P->pad[1] != 0;
     const int rank = d3 ? 5 : d2 ? 4 : 3, nsp = rank - 2;
+    /* the copy engine's ranges: bounding-box corners and tap offsets (PTX im2col offsets are
+     * 16, 8 and 5 bits wide for 3-, 4- and 5-dimensional tensors) */
     const int lim = rank == 3 ? 32768 : rank == 4 ? 128 : 16;
+    const int olim = rank == 3 ? 0xffff : rank == 4 ? 255 : 31;
     const int64_t opix = (int64_t)P->out_sp[0] * P->out_sp[1] * P->out_sp[2];
     const int64_t N = opix > 0 ? P->M / opix : 0;
     gconv_impl_ws_im2col_fn enc_a;
@@ -460,7 +496,7 @@ static inline int gconv_impl_ws_plan(gconv_impl_ws_params *W, const gconv_impl_f
         lo[i] = -P->pad[a];
         up[i] = lo[i] + (P->out_sp[a] - 1) * P->str[a] - (P->in_sp[a] - 1);
         if (P->str[a] > 8 || lo[i] < -lim || lo[i] >= lim || up[i] < -lim || up[i] >= lim ||
-            (int64_t)(P->flt[a] - 1) * P->dil[a] > 0xffff)
+            (int64_t)(P->flt[a] - 1) * P->dil[a] > olim)
             return 0;
     }
     dim[rank - 1] = (cuuint64_t)nimg;
@@ -480,7 +516,7 @@ static inline int gconv_impl_ws_plan(gconv_impl_ws_params *W, const gconv_impl_f
                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
-#endif /* GCONV_PLATFORM_CUDA */
+#endif /* GCONV_IMPL_WS_HOST */
 
 /* Configuration for a problem: each one's rounds of tiles over the SMs (bps blocks each; a
  * round of two co-resident blocks takes two tile times) times the tile's area, over its
