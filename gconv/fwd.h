@@ -22,9 +22,10 @@
  *       3. its FEWC kernel for C = K = 4 in NHWGC (when it accepts the problem);
  *       4. (sm_90a builds, fp16 / bf16, NHWGC / GNHWC with GKYXC, C a multiple of 64, K >= 64,
  *          16-byte aligned in / wei, 32-bit offsets) the warp-specialised kernel of
- *          gconv/igemm_ws.h: tensor-copy (TMA im2col) producer, wgmma consumers, tiles 128x128,
- *          256x128 or 128x256 by a wave-quantisation model; where its tensor maps cannot
- *          describe the problem (im2col box corners out of range, strides over 8), step 5;
+ *          gconv/igemm_ws.h: tensor-copy (TMA im2col) producer, wgmma consumers, tiles 128x128
+ *          (one or two blocks per SM), 256x128 or 128x256 by a model of rounds of tiles over
+ *          the SMs (gconv_impl_ws_pick); where its tensor maps cannot describe the problem
+ *          (im2col box corners or tap offsets out of range, strides over 8), step 5;
  *       5. the implicit GEMM of gconv/igemm.h: with 16-byte gathers (NHWGC / GNHWC + GKYXC, C a
  *          multiple of the vector, aligned pointers) the tile is chosen among 128x128, 128x64,
  *          64x64, 128x32, 128x16 by a wave-quantisation cost model over M = N * output pixels,
