@@ -24,10 +24,13 @@
  *       forced with a->algo, GCONV_BWD_WEIGHT_ALGO_GEMM / _DIRECT):
  *       1. depthwise (C = K = 1), NHWGC, G a multiple of the 16-byte vector, 16-byte aligned
  *          in / d_out: the direct kernels (DWR below for 3x3 stride 1 / 2, else DW);
- *       2. CUDA, fp16 / bf16, NHWGC or GNHWC, C a multiple of 8 and K of 4, 16-byte aligned
+ *       2. CUDA, fp16 / bf16, NHWGC or GNHWC, C and K multiples of 8 and at least 64, 16-byte
+ *          aligned in / d_out, in an sm_90a build on Hopper: the warp-specialised TMA / wgmma
+ *          GEMM (BWS below; where its copies cannot describe the problem, TC);
+ *       3. CUDA, fp16 / bf16, NHWGC or GNHWC, C a multiple of 8 and K of 4, 16-byte aligned
  *          in / d_out: the tensor-core GEMM on pixel-major tiles (TC below);
- *       3. C, K <= 8 per group, NHWGC: the few-channel direct kernels (FEWC / FEWC4T below);
- *       4. otherwise the implicit GEMM (GEMM below), tile 128x128x32 (K and C*taps >= 96) or
+ *       4. C, K <= 8 per group, NHWGC: the few-channel direct kernels (FEWC / FEWC4T below);
+ *       5. otherwise the implicit GEMM (GEMM below), tile 128x128x32 (K and C*taps >= 96) or
  *          64x64x32, with vector gathers where the channels allow them.
  *   GCONV_BWD_WEIGHT_OUT(name, T, TOUT, ACT_FAMILY, WEI_FAMILY)
  *       as above with a weight gradient of type TOUT (e.g. GCONV_BF16 inputs, GCONV_F32
@@ -76,6 +79,12 @@
  *         (gconv_impl_igemm_math_mma_t): no gather through registers. Tiles 128x128 (M = K)
  *         or, for K <= 64, 128 x 64 / 32 / 16 with M = C * taps and N = K. Any stride,
  *         dilation, asymmetric pads, 1D / 2D / 3D.
+ *   BWS   (gconv/bwd_weight_ws.h; sm_90a device code, CUDA 12.5+ runtime) warp-specialised
+ *         GEMM: one producer thread copies 64-pixel stages of d_out (tiled copies) and of the
+ *         input at one tap (the copy engine's im2col mode) into a shared-memory ring, two
+ *         consumer warpgroups run wgmma on them as MN-major operands; tiles of 128 k x 128 or
+ *         256 channels of one tap; splits from a cost model of rounds, stages and reduction
+ *         traffic. Strides up to 8, dilation, asymmetric pads, 1D / 2D / 3D.
  *   BWH   (CUDA, fp16 / bf16, NHWGC, C = K in {8, 16}, stride 1, 1D / 2D, at most 10 taps,
  *         16-byte aligned, automatic algorithm and split_k 0; taken ahead of TC) halo tiles on
  *         tensor cores: a persistent block walks units of R output rows x 64 channels, input
@@ -2125,6 +2134,10 @@ static inline int gconv_impl_bwh_smem(const gconv_impl_bwh_params *B)
     return 2 * B->buf_bytes + (B->hi.P + B->ho.P) * 8;
 }
 
+/* the warp-specialised kernel (needs the parameters, gconv_impl_bww_emit and the plan helpers
+ * above) */
+#include "bwd_weight_ws.h"
+
 static inline size_t gconv_impl_bww_ws_bytes(const gconv_impl_bww_params *P)
 {
     if (P->mode == GCONV_IMPL_BWW_DIRECT)
@@ -2211,6 +2224,14 @@ static inline size_t gconv_impl_bww_ws_default(const gconv_problem *p, gconv_dty
                 b = gconv_impl_bww_ws_bytes(&B.w);
                 most = b > most ? b : most;
             }
+        }
+        /* the BWS kernel, when the pointers turn out aligned */
+        if (algo != GCONV_BWD_WEIGHT_ALGO_DIRECT && gconv_impl_bws_fits(p, dt, NULL, NULL)) {
+            gconv_impl_bww_fill(p, dt, tout, &P);
+            gconv_impl_bws_splits(&P, gconv_impl_bws_pick(&P, user, det), user, det,
+                                  gconv_device_sm_count());
+            b = gconv_impl_bww_ws_bytes(&P);
+            most = b > most ? b : most;
         }
         /* the TC kernel, when the pointers turn out aligned */
         if (algo != GCONV_BWD_WEIGHT_ALGO_DIRECT && gconv_impl_bww_tc_kind(p, dt, NULL, NULL) >= 0) {
@@ -2433,6 +2454,63 @@ static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
     GCONV_IMPL_BWW_TC_KERNEL(name##_tc2, T, GCONV_IMPL_BWW_TC_TILE2, 1)                          \
     GCONV_IMPL_BWW_TC_KERNEL(name##_tc3, T, GCONV_IMPL_BWW_TC_TILE3, 1)
 
+/* BWS kernels (gconv/bwd_weight_ws.h): fp16 / bf16 instantiations of the NHWGC and GNHWC
+ * families on CUDA with the 12.5+ runtime; the body is real only in sm_90a device passes. */
+#define GCONV_IMPL_BWW_WS_KERNEL(kname, T, BN)                                                   \
+    static __global__ void __launch_bounds__(GCONV_IMPL_WS_THREADS, 1)                           \
+        kname(const __grid_constant__ gconv_impl_bws_params W)                                   \
+    {                                                                                            \
+        gconv_impl_bws_body(&W, BN, T);                                                          \
+    }
+#define GCONV_IMPL_BWW_WS_KERNELS(name, T)                                                       \
+    GCONV_IMPL_BWW_WS_KERNEL(name##_bws0, T, 128)                                                \
+    GCONV_IMPL_BWW_WS_KERNEL(name##_bws1, T, 256)                                                \
+    GCONV_IMPL_BWW_UNUSED static inline int name##_bws_ready(void)                               \
+    {                                                                                            \
+        static unsigned known_ = 0, yes_ = 0;                                                    \
+        return gconv_impl_ws_available((const void *)name##_bws0, &known_, &yes_);              \
+    }
+
+/* Plan and launch the BWS kernel when it takes the problem and the binary has it (a statement
+ * that returns then; it falls through when the tensor maps cannot describe the problem). */
+#define GCONV_IMPL_BWW_TRY_WS(name, T, p, P, path, a, stream, why, len)                          \
+    do {                                                                                         \
+        gconv_impl_bws_params W_;                                                                \
+        int bn_;                                                                                 \
+        if ((path) != GCONV_IMPL_BWW_PATH_GEMM || gconv_impl_bww_ws_pin == 2 ||                  \
+            !gconv_impl_bws_fits(p, T, (a)->in, (a)->d_out) || !name##_bws_ready())              \
+            break;                                                                               \
+        bn_ = gconv_impl_bws_pick(&(P), (a)->split_k, (a)->deterministic);                       \
+        if (!gconv_impl_ws_sized(GCONV_IMPL_BWS_BM, bn_, 1) ||                                   \
+            !gconv_impl_bws_plan(&W_, &(P), bn_, (a)->split_k, (a)->deterministic))             \
+            break;                                                                               \
+        {                                                                                        \
+            static unsigned d0_ = 0, d1_ = 0;                                                    \
+            const void *k_ = bn_ == 256 ? (const void *)name##_bws1 : (const void *)name##_bws0; \
+            const int smem_ = gconv_impl_ws_smem(GCONV_IMPL_BWS_BM, bn_, 1);                     \
+            const dim3 grid_((unsigned)((int64_t)W_.P.G * W_.P.mt * W_.P.nt),                    \
+                             (unsigned)W_.P.splits);                                             \
+            gconv_status s_;                                                                     \
+            if (gconv_impl_fwd_smem_attr(k_, smem_, bn_ == 256 ? &d1_ : &d0_) != GCONV_OK)      \
+                return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                              \
+                                       "cannot raise the shared-memory limit to %d bytes",       \
+                                       smem_);                                                   \
+            s_ = gconv_impl_bww_ws_prepare(&W_.P, a, stream, why, len);                          \
+            if (s_ != GCONV_OK)                                                                  \
+                return s_;                                                                       \
+            if (bn_ == 256)                                                                      \
+                hipLaunchKernelGGL(name##_bws1, grid_, dim3(GCONV_IMPL_WS_THREADS),              \
+                                   (size_t)smem_, stream, W_);                                   \
+            else                                                                                 \
+                hipLaunchKernelGGL(name##_bws0, grid_, dim3(GCONV_IMPL_WS_THREADS),              \
+                                   (size_t)smem_, stream, W_);                                   \
+            s_ = gconv_impl_bww_launched(why, len);                                              \
+            if (s_ != GCONV_OK)                                                                  \
+                return s_;                                                                       \
+            GCONV_IMPL_BWW_FINISH(name##_fin, &W_.P, stream, why, len);                          \
+        }                                                                                        \
+    } while (0)
+
 /* Plan and launch the TC kernel when it takes the problem (a statement that returns then). */
 #define GCONV_IMPL_BWW_TRY_TC(name, T, p, P, path, a, stream, why, len)                          \
     do {                                                                                         \
@@ -2500,6 +2578,10 @@ static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
     GCONV_IMPL_CAT(GCONV_IMPL_BWW_AND_, GCONV_IMPL_CAT(GCONV_IMPL_CAT(GCONV_IMPL_BWW_T16_, T),   \
                                                        GCONV_IMPL_BWW_VECFAM(F)))
 
+/* Whether an instantiation has BWS kernels: as TC, and the CUDA 12.5+ runtime (gconv/fwd.h's
+ * GCONV_IMPL_FWD_WS: the forward's warp-specialised kernels exist). */
+#define GCONV_IMPL_BWW_HAS_WS(T, F) GCONV_IMPL_AND(GCONV_IMPL_BWW_HAS_TC(T, F), GCONV_IMPL_FWD_WS)
+
 /* Launch the vector GEMM kernels (vector families only). */
 #define GCONV_IMPL_BWW_TRY_VEC(name, T, kind, vm, P, a, stream, why, len)                        \
     if ((vm) == 2 && (kind) == 0)                                                                \
@@ -2520,6 +2602,9 @@ static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
     GCONV_IMPL_BWW_GEMM_KERNEL(name##_g1, T, GCONV_TILE_64x64x32, 0, 0)                          \
     GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_VECFAM(ACT_FAMILY))(GCONV_IMPL_BWW_VEC_KERNELS(name, T))        \
     GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_HAS_TC(T, ACT_FAMILY))(GCONV_IMPL_BWW_TC_KERNELS(name, T))     \
+    GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_HAS_WS(T, ACT_FAMILY))(GCONV_IMPL_BWW_WS_KERNELS(name, T))     \
+    GCONV_IMPL_BWW_IF(GCONV_IMPL_NOT(GCONV_IMPL_BWW_HAS_WS(T, ACT_FAMILY)))(                     \
+        GCONV_IMPL_BWW_UNUSED static inline int name##_bws_ready(void) { return 0; })            \
     GCONV_IMPL_BWW_FIN_KERNEL(name)                                                              \
     GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_IS_NHWGC(ACT_FAMILY))(GCONV_IMPL_BWW_DIRECT_KERNELS(name, T)) \
     GCONV_IMPL_BWW_UNUSED static inline int name##_supports(const gconv_problem *p, char *why,   \
@@ -2564,6 +2649,8 @@ static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
             P.in = a->in, P.dout = a->d_out, P.dwei = a->d_wei;                                  \
             P.alpha = a->alpha, P.beta = a->beta;                                                \
         }                                                                                        \
+        GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_HAS_WS(T, ACT_FAMILY))(                                 \
+            GCONV_IMPL_BWW_TRY_WS(name, T, p, P, path_, a, stream, why_, len_);)                 \
         GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_HAS_TC(T, ACT_FAMILY))(                                 \
             GCONV_IMPL_BWW_TRY_BWH(name, T, p, P, path_, a, stream, why_, len_);                 \
             GCONV_IMPL_BWW_TRY_TC(name, T, p, P, path_, a, stream, why_, len_);)                 \

@@ -196,6 +196,87 @@ static __device__ __forceinline__ void gconv_impl_ws_tma_b(unsigned dst, const v
                  : "memory");
 }
 
+/* Thread 0 initialises the ring's barriers: full[s] (one arrival plus the copies' bytes) and
+ * empty[s] (lane 0 of each consumer warp); then the whole block synchronises. */
+static __device__ __forceinline__ void gconv_impl_ws_init_bars(unsigned full0, unsigned empty0,
+                                                               int S)
+{
+    if (threadIdx.x == 0) {
+        int s;
+        for (s = 0; s < S; s++) {
+            gconv_impl_mbar_init(full0 + 8u * (unsigned)s, 1);
+            gconv_impl_mbar_init(empty0 + 8u * (unsigned)s, GCONV_IMPL_WS_CONSUMERS / 32);
+        }
+        /* the copy engine (async proxy) completes full[s]: make the initialised barriers
+         * visible to it, not only to this block's threads */
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads(); /* barriers initialised */
+}
+
+/* TMA tiled copy of a box of a 3-D map at (c0, c1, c2), innermost first. */
+static __device__ __forceinline__ void gconv_impl_ws_tma_3d(unsigned dst, const void *map,
+                                                            unsigned bar, int c0, int c1, int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst), "l"((unsigned long long)map),
+                 "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+                 : "memory");
+}
+
+/* Receptive-field origin of output pixel r (inside the im2col bounding box): the copy's
+ * spatial coordinates cw, ch, cd and image coordinate cn (plus nadd, a group's image base). */
+static __device__ __forceinline__ void gconv_impl_ws_origin(const int *out_sp, const int *str,
+                                                            const int *pad, int r, int nadd,
+                                                            int *cw, int *ch, int *cd, int *cn)
+{
+    unsigned u = (unsigned)r, q;
+    q = u / (unsigned)out_sp[2], *cw = (int)(u - q * (unsigned)out_sp[2]) * str[2] - pad[2], u = q;
+    q = u / (unsigned)out_sp[1], *ch = (int)(u - q * (unsigned)out_sp[1]) * str[1] - pad[1], u = q;
+    q = u / (unsigned)out_sp[0], *cd = (int)(u - q * (unsigned)out_sp[0]) * str[0] - pad[0];
+    *cn = (int)q + nadd;
+}
+
+/* Keep the compiler from moving the first n accumulators across a wgmma fence or wait (n a
+ * constant after inlining). */
+static __device__ __forceinline__ void gconv_impl_ws_fence_acc(float *acc, const int n)
+{
+    int i;
+#pragma unroll
+    for (i = 0; i < 128; i++)
+        if (i < n)
+            gconv_impl_igemm_reg_fence(&acc[i]);
+}
+
+/* After a stage's wgmma group is committed: wait until the previous group has retired, then
+ * (lane 0 of each warp, from the second stage on) give the previous stage back to the
+ * producer through its empty barrier. */
+static __device__ __forceinline__ void gconv_impl_ws_retire(float *acc, const int n, int kt,
+                                                            unsigned empty_prev)
+{
+    gconv_impl_igemm_wgmma_wait(1);
+    gconv_impl_ws_fence_acc(acc, n);
+    if (kt > 0 && (threadIdx.x & 31) == 0)
+        gconv_impl_mbar_arrive(empty_prev);
+}
+
+/* Stage a warpgroup's m64 x (2 n) block of accumulators (n of them a thread) as fp32 rows
+ * row0 .. row0 + 63 of cs (ld floats a row): accumulator 4 j + e is row 16 warp + lane / 4
+ * (+ 8 if e >= 2), column 8 j + 2 (lane % 4) (+ 1 if e odd). */
+static __device__ __forceinline__ void gconv_impl_ws_stage_acc(const float *acc, const int n,
+                                                               float *cs, int ld, int row0)
+{
+    const int warp = ((int)threadIdx.x >> 5) & 3, lane = (int)threadIdx.x & 31;
+    int i;
+#pragma unroll
+    for (i = 0; i < 128; i++)
+        if (i < n) {
+            const int r = row0 + warp * 16 + (lane >> 2) + ((i & 2) << 2);
+            const int c = (i >> 2) * 8 + ((lane & 3) << 1) + (i & 1);
+            cs[r * ld + c] = acc[i];
+        }
+}
+
 /* The producer (one thread): for every k-tile, once the consumers have given its stage back,
  * arm full[s] with the stage's bytes and issue the two tensor copies; the copy engine
  * completes the barrier's transaction count when both have landed (zero-filled outside the
@@ -211,17 +292,7 @@ static __device__ __forceinline__ void gconv_impl_ws_produce(const gconv_impl_ws
     const int T = P->flt[0] * P->flt[1] * P->flt[2];
     int kt, s = 0, use = 0, tap = 0, cc = 0, x = 0, y = 0, z = 0;
     int cw, ch, cd, cn;
-    {
-        /* receptive-field origin of output pixel m0 (inside the im2col bounding box) */
-        unsigned u = (unsigned)m0, q;
-        q = u / (unsigned)P->out_sp[2], cw = (int)(u - q * (unsigned)P->out_sp[2]), u = q;
-        q = u / (unsigned)P->out_sp[1], ch = (int)(u - q * (unsigned)P->out_sp[1]), u = q;
-        q = u / (unsigned)P->out_sp[0], cd = (int)(u - q * (unsigned)P->out_sp[0]);
-        cn = (int)q + g * W->nbase;
-        cw = cw * P->str[2] - P->pad[2];
-        ch = ch * P->str[1] - P->pad[1];
-        cd = cd * P->str[0] - P->pad[0];
-    }
+    gconv_impl_ws_origin(P->out_sp, P->str, P->pad, m0, g * W->nbase, &cw, &ch, &cd, &cn);
     for (kt = 0; kt < KT; kt++) {
         const unsigned st = sbase + (unsigned)(s * SB), bar = full0 + 8u * (unsigned)s;
         if (kt >= S)
@@ -279,17 +350,7 @@ static __device__ __forceinline__ void gconv_impl_ws_fwd_body(const gconv_impl_w
     }
     m0 = tm * bm;
     n0 = tn * bn;
-    if (tid == 0) {
-        int s;
-        for (s = 0; s < S; s++) {
-            gconv_impl_mbar_init(full0 + 8u * (unsigned)s, 1);
-            gconv_impl_mbar_init(empty0 + 8u * (unsigned)s, GCONV_IMPL_WS_CONSUMERS / 32);
-        }
-        /* the copy engine (async proxy) completes full[s]: make the initialised barriers
-         * visible to it, not only to this block's threads */
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    }
-    __syncthreads(); /* barriers initialised */
+    gconv_impl_ws_init_bars(full0, empty0, S);
 
     if (tid >= GCONV_IMPL_WS_CONSUMERS) {
         if (tid == GCONV_IMPL_WS_CONSUMERS)
@@ -297,18 +358,15 @@ static __device__ __forceinline__ void gconv_impl_ws_fwd_body(const gconv_impl_w
         return;
     }
     {
-        const int wg = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31;
+        const int wg = tid >> 7;
         const int MW = bm / 128, NA = bn / 2; /* m64 blocks per warpgroup, accumulators each */
         float acc[128];
-        int kt, s = 0, use = 0, ps = 0, i;
+        int kt, s = 0, use = 0, ps = 0;
         for (kt = 0; kt < KT; kt++) {
             const unsigned st = sbase + (unsigned)(s * SB);
             int mb, ks;
             gconv_impl_mbar_try_wait(full0 + 8u * (unsigned)s, (unsigned)use & 1u);
-#pragma unroll
-            for (i = 0; i < 128; i++)
-                if (i < MW * NA)
-                    gconv_impl_igemm_reg_fence(&acc[i]);
+            gconv_impl_ws_fence_acc(acc, MW * NA);
             gconv_impl_igemm_wgmma_fence();
 #pragma unroll
             for (mb = 0; mb < 2; mb++)
@@ -334,37 +392,21 @@ static __device__ __forceinline__ void gconv_impl_ws_fwd_body(const gconv_impl_w
                     }
                 }
             gconv_impl_igemm_wgmma_commit();
-            /* the previous k-tile's wgmma has retired: its stage may be refilled */
-            gconv_impl_igemm_wgmma_wait(1);
-#pragma unroll
-            for (i = 0; i < 128; i++)
-                if (i < MW * NA)
-                    gconv_impl_igemm_reg_fence(&acc[i]);
-            if (kt > 0 && lane == 0)
-                gconv_impl_mbar_arrive(empty0 + 8u * (unsigned)ps);
+            gconv_impl_ws_retire(acc, MW * NA, kt, empty0 + 8u * (unsigned)ps);
             ps = s;
             if (++s == S)
                 s = 0, ++use;
         }
         gconv_impl_igemm_wgmma_wait(0);
-#pragma unroll
-        for (i = 0; i < 128; i++)
-            if (i < MW * NA)
-                gconv_impl_igemm_reg_fence(&acc[i]);
+        gconv_impl_ws_fence_acc(acc, MW * NA);
         gconv_impl_ws_sync_consumers(); /* no consumer reads the ring any more: stage C in it */
         {
             float *cs = (float *)smem;
             const int ld = bn + GCONV_IMPL_CPAD;
-            /* accumulator mb * NA + 4 j + e: row 16 warp + lane / 4 (+ 8 if e >= 2) of block
-             * mb, column 8 j + 2 (lane % 4) (+ 1 if e odd) */
-#pragma unroll
-            for (i = 0; i < 128; i++)
-                if (i < MW * NA) {
-                    const int mb = i / NA, j = (i % NA) >> 2, e = i & 3;
-                    const int r = wg * (bm / 2) + mb * 64 + warp * 16 + (lane >> 2) + ((e >> 1) << 3);
-                    const int c = j * 8 + ((lane & 3) << 1) + (e & 1);
-                    cs[r * ld + c] = acc[i];
-                }
+            /* block mb of the warpgroup: accumulators mb * NA .. */
+            gconv_impl_ws_stage_acc(acc, NA, cs, ld, wg * (bm / 2));
+            if (MW > 1)
+                gconv_impl_ws_stage_acc(acc + NA, NA, cs, ld, wg * (bm / 2) + 64);
             gconv_impl_ws_sync_consumers();
             {
                 /* the store's thread count: 8 consumer warps */
@@ -444,67 +486,106 @@ static inline int gconv_impl_ws_encoders(gconv_impl_ws_im2col_fn *im, gconv_impl
     return state;
 }
 
-/* Fill W for the forward parameters P (16-bit type dt, tiles bm x bn): the tensor maps and
- * coordinates bases. 0 when the problem is outside what the copy engine's im2col mode takes
- * (a layout other than NHWGC / GNHWC with GKYXC-dense weights, bounding-box corners or
- * strides out of its ranges, an encoder missing or refusing); the caller then runs the engine
- * of gconv/igemm.h. The im2col box of each spatial axis spans the receptive-field origins of
- * the output positions: lower corner -pad, upper corner chosen so that stepping by the stride
- * from the lower one reaches exactly out - 1 steps inside the input's extent. */
-static inline int gconv_impl_ws_plan(gconv_impl_ws_params *W, const gconv_impl_fwd_params *P,
-                                     gconv_dtype dt, int bm, int bn)
+/* Encode m, the im2col tensor map of an NHWGC / GNHWC input (in, strides si, G groups of C
+ * channels, N images) for a convolution of the given geometry: copies of `pixels` output
+ * positions x 64 channels. *rank: 3, 4, 5 for 1D, 2D, 3D; the channel coordinate of group g is
+ * g * *cbase (NHWGC: C; GNHWC: 0) and the image coordinate n + g * *nbase (NHWGC: 0; GNHWC: N,
+ * the groups' images folded into one batch axis). 0 when the problem is outside what the copy
+ * engine's im2col mode takes (channels not contiguous, bounding-box corners, strides or tap
+ * offsets out of its ranges, an encoder missing or refusing). The box of each spatial axis
+ * spans the receptive-field origins of the output positions: lower corner -pad, upper corner
+ * chosen so that stepping by the stride from the lower one reaches exactly out - 1 steps
+ * inside the input's extent. */
+static inline int gconv_impl_ws_im2col(CUtensorMap *m, gconv_dtype dt, const void *in,
+                                       const gconv_act_strides *si, const int *in_sp,
+                                       const int *out_sp, const int *flt, const int *str,
+                                       const int *dil, const int *pad, int G, int C, int64_t N,
+                                       int pixels, int *rank, int *cbase, int *nbase)
 {
     const CUtensorMapDataType ty =
         dt == GCONV_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-    const int d3 = P->in_sp[0] > 1 || P->flt[0] > 1 || P->out_sp[0] > 1 || P->pad[0] != 0;
-    const int d2 = d3 || P->in_sp[1] > 1 || P->flt[1] > 1 || P->out_sp[1] > 1 || P->pad[1] != 0;
-    const int rank = d3 ? 5 : d2 ? 4 : 3, nsp = rank - 2;
+    const int d3 = in_sp[0] > 1 || flt[0] > 1 || out_sp[0] > 1 || pad[0] != 0;
+    const int d2 = d3 || in_sp[1] > 1 || flt[1] > 1 || out_sp[1] > 1 || pad[1] != 0;
+    const int r = d3 ? 5 : d2 ? 4 : 3, nsp = r - 2;
     /* the copy engine's ranges: bounding-box corners and tap offsets (PTX im2col offsets are
      * 16, 8 and 5 bits wide for 3-, 4- and 5-dimensional tensors) */
-    const int lim = rank == 3 ? 32768 : rank == 4 ? 128 : 16;
-    const int olim = rank == 3 ? 0xffff : rank == 4 ? 255 : 31;
-    const int64_t opix = (int64_t)P->out_sp[0] * P->out_sp[1] * P->out_sp[2];
-    const int64_t N = opix > 0 ? P->M / opix : 0;
+    const int lim = r == 3 ? 32768 : r == 4 ? 128 : 16;
+    const int olim = r == 3 ? 0xffff : r == 4 ? 255 : 31;
     gconv_impl_ws_im2col_fn enc_a;
     gconv_impl_ws_tiled_fn enc_b;
-    cuuint64_t dim[5], str[4], bdim[2], bstr[1];
-    cuuint32_t es[5], box[2], bes[2] = {1, 1};
+    cuuint64_t dim[5], gs[4];
+    cuuint32_t es[5];
     int lo[3], up[3], i;
     int64_t nimg;
-    memset(W, 0, sizeof *W);
-    W->P = *P;
-    W->rank = rank;
-    if (!gconv_impl_ws_encoders(&enc_a, &enc_b) || P->si.c != 1 || P->sw.c != 1 || N <= 0)
+    *rank = r;
+    if (!gconv_impl_ws_encoders(&enc_a, &enc_b) || si->c != 1 || N <= 0)
         return 0;
-    if (P->si.g == P->C && P->si.s[2] == (int64_t)P->G * P->C) {
-        W->cbase = P->C, W->nbase = 0, nimg = N; /* NHWGC */
-    } else if (P->si.s[2] == P->C && P->si.g == N * P->si.n) {
-        W->cbase = 0, W->nbase = (int)N, nimg = (int64_t)P->G * N; /* GNHWC */
+    if (si->g == C && si->s[2] == (int64_t)G * C) {
+        *cbase = C, *nbase = 0, nimg = N; /* NHWGC */
+    } else if (si->s[2] == C && si->g == N * si->n) {
+        *cbase = 0, *nbase = (int)N, nimg = (int64_t)G * N; /* GNHWC */
     } else {
         return 0;
     }
-    if (P->sw.g != (int64_t)P->K * P->sw.k || P->sw.k < P->Kg)
-        return 0;
-    /* A: dims innermost first: channels of a pixel, W, H, D (as used), images */
-    dim[0] = (cuuint64_t)P->si.s[2];
+    /* dims innermost first: channels of a pixel, W, H, D (as used), images */
+    dim[0] = (cuuint64_t)si->s[2];
     es[0] = 1;
     for (i = 0; i < nsp; i++) {
         const int a = 2 - i; /* W, H, D slots */
-        dim[1 + i] = (cuuint64_t)P->in_sp[a];
-        str[i] = (cuuint64_t)P->si.s[a] * 2;
-        es[1 + i] = (cuuint32_t)P->str[a];
-        lo[i] = -P->pad[a];
-        up[i] = lo[i] + (P->out_sp[a] - 1) * P->str[a] - (P->in_sp[a] - 1);
-        if (P->str[a] > 8 || lo[i] < -lim || lo[i] >= lim || up[i] < -lim || up[i] >= lim ||
-            (int64_t)(P->flt[a] - 1) * P->dil[a] > olim)
+        dim[1 + i] = (cuuint64_t)in_sp[a];
+        gs[i] = (cuuint64_t)si->s[a] * 2;
+        es[1 + i] = (cuuint32_t)str[a];
+        lo[i] = -pad[a];
+        up[i] = lo[i] + (out_sp[a] - 1) * str[a] - (in_sp[a] - 1);
+        if (str[a] > 8 || lo[i] < -lim || lo[i] >= lim || up[i] < -lim || up[i] >= lim ||
+            (int64_t)(flt[a] - 1) * dil[a] > olim)
             return 0;
     }
-    dim[rank - 1] = (cuuint64_t)nimg;
-    str[rank - 2] = (cuuint64_t)P->si.n * 2;
-    es[rank - 1] = 1;
-    if (enc_a(&W->ta, ty, (cuuint32_t)rank, (void *)P->in, dim, str, lo, up, 64, (cuuint32_t)bm,
-              es, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-              CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+    dim[r - 1] = (cuuint64_t)nimg;
+    gs[r - 2] = (cuuint64_t)si->n * 2;
+    es[r - 1] = 1;
+    return enc_a(m, ty, (cuuint32_t)r, (void *)in, dim, gs, lo, up, 64, (cuuint32_t)pixels, es,
+                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                 CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) ==
+           CUDA_SUCCESS;
+}
+
+/* Encode m, a tiled map of a 16-bit tensor of rank dims (sizes dim, innermost first; byte
+ * strides gs of the outer dims) whose copies are boxes of box[] elements, 128-byte swizzle
+ * (box[0] = 64). Elements outside the tensor arrive as zeros. 0 when the encoder refuses. */
+static inline int gconv_impl_ws_tiled(CUtensorMap *m, gconv_dtype dt, const void *base, int dims,
+                                      const cuuint64_t *dim, const cuuint64_t *gs,
+                                      const cuuint32_t *box, CUtensorMapL2promotion l2)
+{
+    const CUtensorMapDataType ty =
+        dt == GCONV_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    const cuuint32_t es[3] = {1, 1, 1};
+    gconv_impl_ws_im2col_fn enc_a;
+    gconv_impl_ws_tiled_fn enc_b;
+    if (!gconv_impl_ws_encoders(&enc_a, &enc_b))
+        return 0;
+    return enc_b(m, ty, (cuuint32_t)dims, (void *)base, dim, gs, box, es,
+                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, l2,
+                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+/* Fill W for the forward parameters P (16-bit type dt, tiles bm x bn): the tensor maps and
+ * coordinate bases. 0 when the problem is outside what the copy engine takes (a layout other
+ * than NHWGC / GNHWC with GKYXC-dense weights, or gconv_impl_ws_im2col refusing); the caller
+ * then runs the engine of gconv/igemm.h. */
+static inline int gconv_impl_ws_plan(gconv_impl_ws_params *W, const gconv_impl_fwd_params *P,
+                                     gconv_dtype dt, int bm, int bn)
+{
+    const int64_t opix = (int64_t)P->out_sp[0] * P->out_sp[1] * P->out_sp[2];
+    const int64_t N = opix > 0 ? P->M / opix : 0;
+    cuuint64_t bdim[2], bstr[1];
+    cuuint32_t box[2];
+    memset(W, 0, sizeof *W);
+    W->P = *P;
+    if (P->sw.c != 1 || P->sw.g != (int64_t)P->K * P->sw.k || P->sw.k < P->Kg)
+        return 0;
+    if (!gconv_impl_ws_im2col(&W->ta, dt, P->in, &P->si, P->in_sp, P->out_sp, P->flt, P->str,
+                              P->dil, P->pad, P->G, P->C, N, bm, &W->rank, &W->cbase, &W->nbase))
         return 0;
     /* B: the weights as [G * K rows][sw.k], 64 x BN boxes (rows past G * K read as zeros) */
     bdim[0] = (cuuint64_t)P->Kg;
@@ -512,9 +593,8 @@ static inline int gconv_impl_ws_plan(gconv_impl_ws_params *W, const gconv_impl_f
     bstr[0] = (cuuint64_t)P->sw.k * 2;
     box[0] = 64;
     box[1] = (cuuint32_t)bn;
-    return enc_b(&W->tb, ty, 2, (void *)P->wei, bdim, bstr, box, bes,
-                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+    return gconv_impl_ws_tiled(&W->tb, dt, P->wei, 2, bdim, bstr, box,
+                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 #endif /* GCONV_IMPL_WS_HOST */
 

@@ -15,8 +15,10 @@
  *     tiling, few-channel FEWC 4 and 8) with every split mode;
  *   - tiled: the pinned-tile instantiation;
  *   - determinism: a large-split deterministic run repeated 5 times, bit-identical;
+ *   - bws_*: fixed problems for the warp-specialised Hopper kernel, each tile width pinned and
+ *     automatic, every split mode, three type / layout variants;
  *   - refuse: refusals with their exact status and nothing launched;
- *   - huge: an input over 2 GB and 2^31 elements (FEWC, TC, GEMM and DWR paths), exact
+ *   - huge: an input over 2 GB and 2^31 elements (FEWC, TC, BWS, GEMM and DWR paths), exact
  *     integer check.
  *
  * Tolerances (gt_tolerance of tests/gpu_common.h): fp32 accumulation over L = N * output pixels
@@ -536,6 +538,64 @@ Test(bwd_weight, bwh_persistent, .timeout = 180)
         }
 }
 
+/* ---- the warp-specialised kernel (BWS, gconv/bwd_weight_ws.h) --------------------------------
+ * Problems it takes (fp16 / bf16, NHWGC / GNHWC, C and K >= 64): partial k and channel tiles
+ * (K = 80, 200; C = 72, 136), groups whose tiles reach into the next group's channels
+ * (NHWGC), strides 2 and 3 with dilation and asymmetric pads, 1D, 3D, a 5x5 filter, reduction
+ * lengths not a multiple of the 64-pixel stage, and one long enough for many splits. Each runs
+ * with BN pinned to 128 and to 256 and with the automatic choice, for fp16 NHWGC, bf16 GNHWC and
+ * bf16 in / fp32 out, each with split_k automatic, 1, 3 and 64 in alternating reduction modes
+ * (deterministic repeated, bit for bit) and epilogues. Without the kernel in the binary (not an
+ * sm_90a build on Hopper) the same problems run on the TC kernel, still checked. */
+static const gt_fixed gt_bws_cases[] = {
+    {"bws k80 c72", 2, 1, 2, 72, 80, {1, 9, 11}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 0}},
+    {"bws g2 k200", 2, 2, 1, 64, 200, {1, 12, 10}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"bws s2 d2", 2, 1, 3, 136, 64, {1, 13, 12}, {1, 3, 3}, {1, 2, 2}, {1, 2, 2}, {0, 2, 1}, {0, 0, 2}},
+    {"bws s3 1x1", 2, 2, 2, 64, 96, {1, 17, 19}, {1, 1, 1}, {1, 3, 3}, {1, 1, 1}, {0, 0, 1}, {0, 1, 0}},
+    {"bws 1d", 1, 1, 3, 128, 64, {1, 1, 150}, {1, 1, 5}, {1, 1, 1}, {1, 1, 2}, {0, 0, 3}, {0, 0, 1}},
+    {"bws 3d", 3, 1, 2, 64, 128, {5, 6, 7}, {3, 3, 3}, {2, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 1, 2}},
+    {"bws 5x5", 2, 1, 1, 256, 72, {1, 10, 9}, {1, 5, 5}, {1, 1, 1}, {1, 1, 1}, {0, 2, 2}, {0, 1, 2}},
+    {"bws long", 2, 1, 2, 64, 64, {1, 24, 24}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    /* C = 66 (not a multiple of 8): another kernel, not the copy engine */
+    {"bws c66 g4", 2, 4, 2, 66, 64, {1, 8, 7}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+};
+
+static void gt_bws_run(int pin)
+{
+    static const int splits[4] = {0, 1, 3, 64};
+    static const int types[3] = {GT_T_F16, GT_T_BF16, GT_T_BF32};
+    static const int fams[3] = {0, 1, 0};
+    const int nf = (int)(sizeof gt_bws_cases / sizeof gt_bws_cases[0]);
+    int i, j, t, in = 1;
+    gt_rng r = gt_rng_make(0xB5C0u + (uint64_t)(pin + 1));
+    gt_require_gpu();
+    for (t = 0; t < 3; t++)
+        in = in && (t == 0 ? bww_f16_nhwgc_bws_ready() : t == 1 ? bww_bf16_gnhwc_bws_ready()
+                                                               : bww_bf32_nhwgc_bws_ready());
+    cr_log_info("BWS kernel %s", in ? "in this binary: these problems run on it"
+                                    : "not in this binary (needs an sm_90a build on a Hopper "
+                                      "GPU): the TC kernel runs instead");
+    gconv_impl_bww_ws_pin = pin;
+    for (i = 0; i < nf; i++)
+        for (t = 0; t < 3; t++)
+            for (j = 0; j < 4; j++) {
+                gconv_problem p;
+                gt_opts o;
+                const gt_bww_impl *im = &gt_impls[types[t]][fams[t]];
+                gt_fixed_problem(&gt_bws_cases[i], &p);
+                gt_set_layouts(&p, im);
+                o.split_k = splits[j], o.det = (i + j + t) & 1, o.epi = (i + j + t) % 3;
+                o.init = GT_INIT_DECIMAL, o.repeats = o.det;
+                o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
+                gt_case(im, &p, &o, gt_rng_next(&r));
+            }
+    gconv_impl_bww_ws_pin = -1;
+}
+
+Test(bwd_weight, bws_auto, .timeout = 180) { gt_bws_run(-1); }
+Test(bwd_weight, bws_128, .timeout = 180) { gt_bws_run(0); }
+Test(bwd_weight, bws_256, .timeout = 180) { gt_bws_run(1); }
+
 /* ---- refusals -------------------------------------------------------------------------------- */
 
 Test(bwd_weight, refuse, .timeout = 60)
@@ -652,11 +712,12 @@ Test(bwd_weight, refuse, .timeout = 60)
 
 /* ---- > 2 GB --------------------------------------------------------------------------------
  * bf16 input of 16448 x W x C (over 2^31 elements, 4.3 / 12.9 GB) filled on the device by hash,
- * 1x1 filter with stride 64 so that d_out (filled on the host) and the host's exact sum stay
- * small while the kernel reads input rows past 2^31 elements. Integers in [-2, 2]: every
- * partial sum is an exact fp32 integer, so the fp32 gradient must match exactly. */
-static void gt_huge_case(const gt_bww_impl *im, void *d_in, int C, int K, int W, uint64_t seed,
-                         int algo)
+ * 1x1 filter with stride S (64, or 8 for the BWS kernel, whose copies take strides up to 8) so
+ * that d_out (filled on the host) and the host's exact sum stay small while the kernel reads
+ * input rows past 2^31 elements. Integers in [-2, 2]: every partial sum is an exact fp32
+ * integer, so the fp32 gradient must match exactly. */
+static void gt_huge_case(const gt_bww_impl *im, void *d_in, int C, int K, int W, int S,
+                         uint64_t seed, int algo)
 {
     gconv_problem p;
     gconv_bwd_weight_args a;
@@ -668,7 +729,7 @@ static void gt_huge_case(const gt_bww_impl *im, void *d_in, int C, int K, int W,
     size_t wsb;
     gconv_status s;
     int oh, ow, k, c, OH, OW, bad = 0;
-    gconv_problem_2d(&p, 1, 1, C, K, H, W, 1, 1, 64, 64, 0, 0, 1, 1);
+    gconv_problem_2d(&p, 1, 1, C, K, H, W, 1, 1, S, S, 0, 0, 1, 1);
     gt_problem_str(&p, pb, sizeof pb);
     cr_assert(gconv_in_elems(&p) > ((int64_t)1 << 31), "not huge: %s", pb);
     OH = gconv_out_len(&p, 1), OW = gconv_out_len(&p, 2);
@@ -690,7 +751,7 @@ static void gt_huge_case(const gt_bww_impl *im, void *d_in, int C, int K, int W,
     for (oh = 0; oh < OH; oh++)
         for (ow = 0; ow < OW; ow++)
             for (c = 0; c < C; c++) {
-                const int64_t ii = ((int64_t)(oh * 64) * W + (int64_t)ow * 64) * C + c;
+                const int64_t ii = ((int64_t)(oh * S) * W + (int64_t)ow * S) * C + c;
                 const float x = (float)gt_hash_int(1234, (uint64_t)ii, -2, 5);
                 for (k = 0; k < K; k++)
                     ref[k * C + c] += x * h_dout[((int64_t)oh * OW + ow) * K + k];
@@ -807,13 +868,22 @@ Test(bwd_weight, huge, .timeout = 120)
     gt_dev_fill_hash(d_in, n, GCONV_BF16, 1234, -2, 5);
     /* C = K = 8 (W tripled: the same bytes): the TC kernel on CUDA (FEWC elsewhere), and
      * FEWC forced */
-    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 8, 8, 16400 * 3, 9, GCONV_BWD_WEIGHT_ALGO_AUTO);
-    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 8, 8, 16400 * 3, 9, GCONV_BWD_WEIGHT_ALGO_DIRECT);
+    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 8, 8, 16400 * 3, 64, 9,
+                 GCONV_BWD_WEIGHT_ALGO_AUTO);
+    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 8, 8, 16400 * 3, 64, 9,
+                 GCONV_BWD_WEIGHT_ALGO_DIRECT);
     /* GEMM path: C = K = 24 and K = 20 (TC on CUDA, 16- and 8-byte d_out copies); K = 18 (the
      * vector-gather GEMM) */
-    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 24, 24, 16400, 10, GCONV_BWD_WEIGHT_ALGO_AUTO);
-    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 24, 20, 16400, 11, GCONV_BWD_WEIGHT_ALGO_AUTO);
-    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 24, 18, 16400, 12, GCONV_BWD_WEIGHT_ALGO_AUTO);
+    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 24, 24, 16400, 64, 10,
+                 GCONV_BWD_WEIGHT_ALGO_AUTO);
+    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 24, 20, 16400, 64, 11,
+                 GCONV_BWD_WEIGHT_ALGO_AUTO);
+    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 24, 18, 16400, 64, 12,
+                 GCONV_BWD_WEIGHT_ALGO_AUTO);
+    /* C = K = 64, stride 8 (2.2e9 input elements): the BWS kernel in an sm_90a build on Hopper
+     * (the copy engine addresses past 2^31 elements; 540 K reduction pixels over several
+     * splits), TC elsewhere */
+    gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 64, 64, 2100, 8, 13, GCONV_BWD_WEIGHT_ALGO_AUTO);
     /* DWR, stride 2 (G = 24: 3 vectors) and, if the output fits, stride 1 (G = 8) */
     gt_huge_dw_case(&gt_impls[GT_T_BF32][0], d_in, 24, 16400, 2, 11);
     GT_CHECK(hipMemGetInfo(&fr, &tot));

@@ -1,0 +1,359 @@
+/* gconv/bwd_weight_ws.h: the warp-specialised backward-weight GEMM on Hopper (BWS).
+ *
+ * What is here: one kernel body, gconv_impl_bws_body, and its host plan, for the backward-weight
+ * GEMM of gconv/bwd_weight.h (rows m = k, columns j = tap * C + c, reduction over the N *
+ * output pixels) when the channels are plenty: NHWGC / GNHWC input and output gradient, fp16 /
+ * bf16, C and K at least 64, every pixel's channels 16-byte aligned. gconv/bwd_weight.h tries it
+ * ahead of its TC kernel, which runs mma.sync from ldmatrix.trans and measured 0.24-0.35x of
+ * cuDNN on the dense layers (bench/NOTES.md).
+ *
+ * Block: 288 threads, as the forward's kernel of gconv/igemm_ws.h: two consumer warpgroups
+ * (threads 0-255) run wgmma, one producer thread feeds a ring of stages with the copy engine
+ * (TMA), and full / empty mbarriers pass the stages (the same protocol and helpers). One block
+ * computes a 128 x BN tile of one group's d_wei: 128 output-gradient channels k (one m64 block
+ * per consumer warpgroup) by BN input channels c of one tap (BN 128 or 256), over one split's
+ * run of 64-pixel stages:
+ *   A  d_out, 64 pixels x 64 channels per copy (two copies per stage), by a tiled copy of the
+ *      output gradient seen as [pixels][G * K] (NHWGC) or [G][pixels][K] (GNHWC); pixels past
+ *      the last one arrive as zeros, which zeroes their products whatever B holds;
+ *   B  the input at those pixels' receptive-field positions for the block's tap, 64 pixels x
+ *      64 channels per copy (BN / 64 copies per stage), by the forward's im2col map
+ *      (gconv_impl_ws_im2col) with the tap as the copy's offset.
+ * Both operands land pixel-major: rows along the reduction index, 64 channels (128 bytes,
+ * 128-byte swizzle) a row, i.e. MN-major for wgmma (the transpose immediates set; descriptors
+ * from gconv_impl_igemm_wgmma_desc_mn: 8-row groups 1024 bytes apart, B's 64-channel blocks a
+ * copy (8 KB) apart). Channels past K or C in a tile (the next group's, or zeros) make rows and
+ * columns that the epilogue does not write.
+ *
+ * Split-K: splits are runs of whole stages (P->ktc of them), so no stage straddles two splits
+ * and only the last one reaches past the last pixel. The epilogue stages the fp32 tile in the
+ * ring's memory and hands each element to gconv_impl_bww_emit: direct store with alpha / beta
+ * (one split), fp32 atomics into the workspace (fast mode) or one slab per split
+ * (deterministic), then gconv/bwd_weight.h's finalize kernel as for its other GEMM kernels.
+ * The number of splits comes from a cost model of rounds of blocks over the SMs, stage and
+ * epilogue times and reduction traffic (gconv_impl_bws_splits).
+ *
+ * Where it runs: as gconv/igemm_ws.h (sm_90a device passes only; the host detects the real body
+ * by its static shared memory; tensor maps encoded per launch). Include through
+ * gconv/bwd_weight.h.
+ */
+/* Included first, this header includes gconv/bwd_weight.h, which includes it back at the point
+ * where the parameters and helpers it uses are defined (that inner inclusion defines it). */
+#ifndef GCONV_BWD_WEIGHT_WS_H
+#include "bwd_weight.h"
+#endif
+#ifndef GCONV_BWD_WEIGHT_WS_H
+#define GCONV_BWD_WEIGHT_WS_H
+
+#include "igemm_ws.h"
+
+#define GCONV_IMPL_BWS_BM 128 /* k rows per tile: one m64 block per consumer warpgroup */
+#define GCONV_IMPL_BWS_BK 64  /* pixels per stage */
+
+#if defined(GCONV_PLATFORM_CUDA)
+/* Kernel parameters (a __grid_constant__): the two tensor maps, the backward-weight
+ * parameters (P->mt, P->nt tiles per group, P->ktc stages per split, P->splits, P->mode), the
+ * input map's rank and coordinate bases (gconv_impl_ws_im2col), the d_out map's rank (2:
+ * [pixels][G * K], coordinates (g * K + k, pixel); 3: [G][pixels][K], coordinates (k, pixel,
+ * g)) and the channel tiles per tap. */
+typedef struct gconv_impl_bws_params {
+    CUtensorMap ta;
+    CUtensorMap tb;
+    gconv_impl_bww_params P;
+    int rank, cbase, nbase;
+    int drank;
+    int ct;
+} gconv_impl_bws_params;
+#endif
+
+#if GCONV_IMPL_HAS_WGMMA
+/* The producer: stages k0 .. k0 + KT - 1 of tap `tap` for the tile (g, k rows m0.., channels
+ * c0..). Stage q holds pixels 64 q .. 64 q + 63: A at the stage's start (two 8 KB copies, k
+ * m0.. and m0 + 64..), B after it (BN / 64 copies of 8 KB, channels c0 + 64 b..). */
+static __device__ __forceinline__ void gconv_impl_bws_produce(const gconv_impl_bws_params *W,
+                                                              const int bn, const int S,
+                                                              unsigned sbase, unsigned full0,
+                                                              unsigned empty0, int g, int m0,
+                                                              int tap, int c0, int k0, int KT)
+{
+    const gconv_impl_bww_params *P = &W->P;
+    const int SB = gconv_impl_ws_stage_bytes(GCONV_IMPL_BWS_BM, bn);
+    const int x = tap % P->flt[2], y = tap / P->flt[2] % P->flt[1];
+    const int z = tap / (P->flt[2] * P->flt[1]);
+    const unsigned short ox = (unsigned short)(x * P->dil[2]);
+    const unsigned short oy = (unsigned short)(y * P->dil[1]);
+    const unsigned short oz = (unsigned short)(z * P->dil[0]);
+    const int cch = g * W->cbase + c0;
+    int kt, s = 0, use = 0, b;
+    for (kt = 0; kt < KT; kt++) {
+        const unsigned st = sbase + (unsigned)(s * SB), bar = full0 + 8u * (unsigned)s;
+        const int r = (k0 + kt) * GCONV_IMPL_BWS_BK;
+        int cw, ch, cd, cn;
+        gconv_impl_ws_origin(P->out_sp, P->str, P->pad, r, g * W->nbase, &cw, &ch, &cd, &cn);
+        if (kt >= S)
+            gconv_impl_mbar_try_wait(empty0 + 8u * (unsigned)s, (unsigned)(use - 1) & 1u);
+        gconv_impl_ws_bar_expect(bar, (unsigned)SB);
+        if (W->drank == 2) {
+            gconv_impl_ws_tma_b(st, &W->ta, bar, g * P->K + m0, r);
+            gconv_impl_ws_tma_b(st + 8192u, &W->ta, bar, g * P->K + m0 + 64, r);
+        } else {
+            gconv_impl_ws_tma_3d(st, &W->ta, bar, m0, r, g);
+            gconv_impl_ws_tma_3d(st + 8192u, &W->ta, bar, m0 + 64, r, g);
+        }
+        for (b = 0; b < bn / 64; b++)
+            gconv_impl_ws_tma_a(st + (unsigned)(GCONV_IMPL_BWS_BM * 128 + b * 8192), &W->tb, bar,
+                                W->rank, cch + 64 * b, cw, ch, cd, cn, ox, oy, oz);
+        if (++s == S)
+            s = 0, ++use;
+    }
+}
+#endif /* GCONV_IMPL_HAS_WGMMA */
+
+#if defined(GCONV_PLATFORM_CUDA)
+/* One block: tile blockIdx.x (group, k tile, then tap * ct + channel tile, fastest last) over
+ * split blockIdx.y. bn: 128 or 256, a literal constant. */
+static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_params *W,
+                                                           const int bn, const gconv_dtype dt)
+{
+#if GCONV_IMPL_HAS_WGMMA
+    GCONV_IMPL_DYN_SMEM(smem_raw);
+    __shared__ __align__(8) unsigned long long bars[2 * GCONV_IMPL_WS_MAX_STAGES];
+    const gconv_impl_bww_params *P = &W->P;
+    const int S = gconv_impl_ws_stages(GCONV_IMPL_BWS_BM, bn, 1);
+    const int SB = gconv_impl_ws_stage_bytes(GCONV_IMPL_BWS_BM, bn);
+    const int tid = (int)threadIdx.x, split = (int)blockIdx.y;
+    const int64_t RT = (P->R + GCONV_IMPL_BWS_BK - 1) / GCONV_IMPL_BWS_BK;
+    const int k0 = split * P->ktc;
+    const int KT = (int)(RT - k0 < P->ktc ? RT - k0 : P->ktc);
+    unsigned char *smem = smem_raw;
+    unsigned sbase, full0, empty0;
+    int g, m0, tap, c0;
+    smem += (1024u - (gconv_impl_igemm_smem_addr(smem_raw) & 1023u)) & 1023u;
+    sbase = gconv_impl_igemm_smem_addr(smem);
+    full0 = gconv_impl_igemm_smem_addr(&bars[0]);
+    empty0 = full0 + 8u * (unsigned)S;
+    {
+        const int L = (int)blockIdx.x, tpg = P->mt * P->nt;
+        int tn;
+        g = L / tpg;
+        m0 = (L - g * tpg) / P->nt;
+        tn = L - g * tpg - m0 * P->nt;
+        m0 *= GCONV_IMPL_BWS_BM;
+        tap = tn / W->ct;
+        c0 = (tn - tap * W->ct) * bn;
+    }
+    gconv_impl_ws_init_bars(full0, empty0, S);
+
+    if (tid >= GCONV_IMPL_WS_CONSUMERS) {
+        if (tid == GCONV_IMPL_WS_CONSUMERS)
+            gconv_impl_bws_produce(W, bn, S, sbase, full0, empty0, g, m0, tap, c0, k0, KT);
+        return;
+    }
+    {
+        const int wg = tid >> 7;
+        const int NA = bn / 2; /* accumulators of the warpgroup's m64 x bn block */
+        float acc[128];
+        int kt, s = 0, use = 0, ps = 0, e;
+        for (kt = 0; kt < KT; kt++) {
+            const unsigned st = sbase + (unsigned)(s * SB);
+            int ks;
+            gconv_impl_mbar_try_wait(full0 + 8u * (unsigned)s, (unsigned)use & 1u);
+            gconv_impl_ws_fence_acc(acc, NA);
+            gconv_impl_igemm_wgmma_fence();
+#pragma unroll
+            for (ks = 0; ks < 4; ks++) {
+                /* 16 pixels a step: two 8-row groups, 2048 bytes */
+                const unsigned a = st + (unsigned)(wg * 8192 + ks * 2048);
+                const unsigned b = st + (unsigned)(GCONV_IMPL_BWS_BM * 128 + ks * 2048);
+                const unsigned long long da = gconv_impl_igemm_wgmma_desc_mn(a, 8192);
+                const unsigned long long db = gconv_impl_igemm_wgmma_desc_mn(b, 8192);
+                const int sc = kt > 0 || ks > 0;
+                if (bn == 256) {
+                    if (dt == GCONV_BF16)
+                        gconv_impl_igemm_wgmma_n256_bf16_mn(acc, da, db, sc);
+                    else
+                        gconv_impl_igemm_wgmma_n256_f16_mn(acc, da, db, sc);
+                } else {
+                    if (dt == GCONV_BF16)
+                        gconv_impl_igemm_wgmma_n128_bf16_mn(acc, da, db, sc);
+                    else
+                        gconv_impl_igemm_wgmma_n128_f16_mn(acc, da, db, sc);
+                }
+            }
+            gconv_impl_igemm_wgmma_commit();
+            gconv_impl_ws_retire(acc, NA, kt, empty0 + 8u * (unsigned)ps);
+            ps = s;
+            if (++s == S)
+                s = 0, ++use;
+        }
+        gconv_impl_igemm_wgmma_wait(0);
+        gconv_impl_ws_fence_acc(acc, NA);
+        gconv_impl_ws_sync_consumers(); /* no consumer reads the ring any more: stage C in it */
+        {
+            float *cs = (float *)smem;
+            const int ld = bn + GCONV_IMPL_CPAD;
+            gconv_impl_ws_stage_acc(acc, NA, cs, ld, wg * 64);
+            gconv_impl_ws_sync_consumers();
+            if (P->mode != GCONV_IMPL_BWW_DIRECT) {
+                /* partials, four consecutive c a thread: one 16-byte reduction (fast mode) or
+                 * store (slabs) each; the workspace index (g K + k) Ncol + tap C + c is a
+                 * multiple of 4 (C and c are) */
+                for (e = tid; e < GCONV_IMPL_BWS_BM * bn / 4; e += GCONV_IMPL_WS_CONSUMERS) {
+                    const int rr = e / (bn / 4), cc = (e - rr * (bn / 4)) * 4;
+                    const int k = m0 + rr, c = c0 + cc;
+                    if (k < P->K && c < P->C) {
+                        const float4 v = *(const float4 *)(cs + rr * ld + cc);
+                        float *w = P->ws + ((int64_t)g * P->K + k) * P->Ncol + tap * P->C + c;
+                        if (P->mode == GCONV_IMPL_BWW_ATOMIC)
+                            asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(w),
+                                         "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w)
+                                         : "memory");
+                        else
+                            *(float4 *)(w + (int64_t)split * P->total) = v;
+                    }
+                }
+            } else {
+                /* final values (alpha, beta, conversion) element by element; consecutive
+                 * threads take consecutive c, d_wei's inner index in GKYXC */
+                for (e = tid; e < GCONV_IMPL_BWS_BM * bn; e += GCONV_IMPL_WS_CONSUMERS) {
+                    const int rr = e / bn, cc = e - rr * bn;
+                    const int k = m0 + rr, c = c0 + cc;
+                    if (k < P->K && c < P->C)
+                        gconv_impl_bww_emit(P, split, (int64_t)g * P->K + k, tap * P->C + c,
+                                            cs[rr * ld + cc]);
+                }
+            }
+        }
+    }
+#else
+    (void)W, (void)bn, (void)dt;
+#endif
+}
+#endif /* GCONV_PLATFORM_CUDA */
+
+/* ---- host side ------------------------------------------------------------------------------ */
+
+/* Test and tuning hook: -1 (default) lets gconv_impl_bws_pick choose the tile, 0 pins 128 x 128,
+ * 1 pins 128 x 256, 2 turns the kernel off (the TC kernel runs instead). One per translation
+ * unit. */
+static int gconv_impl_bww_ws_pin __attribute__((unused)) = -1;
+
+/* Whether the BWS kernel may take p (pointers NULL: assumed aligned): CUDA with the 12.5+
+ * runtime, fp16 / bf16, input and output gradient both NHWGC or both GNHWC with contiguous
+ * channels and the N * output pixels in one stride, C and K multiples of 8 and at least 64
+ * (every copy's first channel 16-byte aligned: the copy engine faults otherwise, measured with
+ * C = 66 in NHWGC), 16-byte aligned pointers and pixel strides, fewer than 2^31 - 64 reduction
+ * pixels (32-bit copy coordinates). */
+static inline int gconv_impl_bws_fits(const gconv_problem *p, gconv_dtype dt, const void *in,
+                                      const void *dout)
+{
+#if GCONV_IMPL_WS_HOST
+    const gconv_layout fi = gconv_layout_family(gconv_in_layout(p));
+    const gconv_layout fo = gconv_layout_family(gconv_out_layout(p));
+    gconv_act_strides si, so;
+    if (dt == GCONV_F32 || fi != fo || (fi != GCONV_NHWGC && fi != GCONV_GNHWC) || p->C < 64 ||
+        p->K < 64 || p->C % 8 || p->K % 8 || ((uintptr_t)in | (uintptr_t)dout) % 16 ||
+        (int64_t)p->N * gconv_out_spatial(p) >= 0x7fffffffLL - 64)
+        return 0;
+    si = gconv_in_strides(p), so = gconv_out_strides(p);
+    if (si.c != 1 || so.c != 1 || si.s[2] % 8 || so.s[2] % 8 || so.g % 8 ||
+        so.s[1] != (int64_t)gconv_out_len(p, 2) * so.s[2] ||
+        so.s[0] != (int64_t)gconv_out_len(p, 1) * so.s[1] ||
+        so.n != (int64_t)gconv_out_len(p, 0) * so.s[0])
+        return 0;
+    return 1;
+#else
+    (void)p, (void)dt, (void)in, (void)dout;
+    return 0;
+#endif
+}
+
+/* Splits and tile counts of the BWS kernel with BN = bn for a filled P (mode set too): the
+ * user's split_k (at most one per stage), or the count that minimises a cost model in units of
+ * one 128 x 256 x 64 stage (0.88 us on H100): rounds of blocks over the SMs times each block's
+ * stages (a 128 x 128 stage costs 0.7 of that) plus its epilogue (hand-over of 128 x bn fp32
+ * values, about 1.6 stages at bn = 256), plus the reduction traffic of more than one split
+ * (atomics or slab writes at about 1.9 MB per stage time, i.e. 2.2 TB/s; half again in
+ * deterministic mode, whose finalize reads the slabs). Fitted to split sweeps of the dense
+ * RetinaNet layers (bench/NOTES.md, 2026-11-24). Returns the model's cost. */
+static inline double gconv_impl_bws_splits(gconv_impl_bww_params *P, int bn, int user_split,
+                                           int det, int sms)
+{
+    const int64_t RT = (P->R + GCONV_IMPL_BWS_BK - 1) / GCONV_IMPL_BWS_BK;
+    const double ts = bn == 256 ? 1.0 : 0.7, te = bn == 256 ? 1.6 : 0.8;
+    /* the user's count (at most RT), or 1 .. min(RT, 256) */
+    const int64_t lo = user_split > 0 ? (user_split < RT ? user_split : RT) : 1;
+    const int64_t hi = user_split > 0 ? lo : RT < 256 ? RT : 256;
+    int64_t s, best_s = lo;
+    double best = 0;
+    if (sms <= 0)
+        sms = 80;
+    P->mt = (P->K + GCONV_IMPL_BWS_BM - 1) / GCONV_IMPL_BWS_BM;
+    P->nt = P->taps * ((P->C + bn - 1) / bn);
+    for (s = lo; s <= hi; s++) {
+        const int64_t kps = (RT + s - 1) / s, s2 = (RT + kps - 1) / kps;
+        const int64_t blocks = (int64_t)P->G * P->mt * P->nt * s2;
+        const double rounds = (double)((blocks + sms - 1) / sms);
+        double cost = rounds * ((double)kps * ts + te);
+        if (s2 > 1)
+            cost += (double)s2 * (double)P->total * 4.0 * (det ? 1.5 : 1.0) / 1.9e6;
+        if (s == lo || cost < best)
+            best = cost, best_s = s;
+    }
+    P->ktc = (int)((RT + best_s - 1) / best_s);
+    P->splits = (int)((RT + P->ktc - 1) / P->ktc);
+    P->chunk = (int64_t)P->ktc * GCONV_IMPL_BWS_BK;
+    gconv_impl_bww_set_mode(P, det);
+    return best;
+}
+
+/* BN for a filled P: the pinned one, else the cheaper by the cost model. */
+static inline int gconv_impl_bws_pick(const gconv_impl_bww_params *P, int user_split, int det)
+{
+    gconv_impl_bww_params Q = *P;
+    const int sms = gconv_device_sm_count();
+    double c128, c256;
+    if (gconv_impl_bww_ws_pin == 0 || gconv_impl_bww_ws_pin == 1)
+        return gconv_impl_bww_ws_pin ? 256 : 128;
+    c128 = gconv_impl_bws_splits(&Q, 128, user_split, det, sms);
+    c256 = gconv_impl_bws_splits(&Q, 256, user_split, det, sms);
+    return c256 <= c128 ? 256 : 128;
+}
+
+#if GCONV_IMPL_WS_HOST
+/* Fill W for a filled P (pointers set) and BN = bn: the plan (splits, tiles, mode) and the two
+ * tensor maps. 0 when the copy engine cannot describe the problem (the TC kernel runs then). */
+static inline int gconv_impl_bws_plan(gconv_impl_bws_params *W, const gconv_impl_bww_params *P,
+                                      int bn, int user_split, int det)
+{
+    const int64_t N = P->R / ((int64_t)P->out_sp[0] * P->out_sp[1] * P->out_sp[2]);
+    cuuint64_t dim[3], gs[2];
+    cuuint32_t box[3];
+    memset(W, 0, sizeof *W);
+    W->P = *P;
+    gconv_impl_bws_splits(&W->P, bn, user_split, det, gconv_device_sm_count());
+    W->ct = (P->C + bn - 1) / bn;
+    if ((int64_t)P->G * W->P.mt * W->P.nt > 0x7fffffffLL || W->P.splits > 65535)
+        return 0;
+    if (!gconv_impl_ws_im2col(&W->tb, P->tin, P->in, &P->si, P->in_sp, P->out_sp, P->flt,
+                              P->str, P->dil, P->pad, P->G, P->C, N, GCONV_IMPL_BWS_BK, &W->rank,
+                              &W->cbase, &W->nbase))
+        return 0;
+    box[0] = 64, box[1] = GCONV_IMPL_BWS_BK, box[2] = 1;
+    if (P->so.g == P->K) {
+        /* NHWGC: [pixels][G * K]; a tile's channels past its group's K are the next group's */
+        W->drank = 2;
+        dim[0] = (cuuint64_t)P->G * P->K, dim[1] = (cuuint64_t)P->R;
+        gs[0] = (cuuint64_t)P->so.s[2] * 2;
+    } else {
+        /* GNHWC: [G][pixels][K], channels past K read as zeros */
+        W->drank = 3;
+        dim[0] = (cuuint64_t)P->K, dim[1] = (cuuint64_t)P->R, dim[2] = (cuuint64_t)P->G;
+        gs[0] = (cuuint64_t)P->so.s[2] * 2, gs[1] = (cuuint64_t)P->so.g * 2;
+    }
+    return gconv_impl_ws_tiled(&W->ta, P->tin, P->dout, W->drank, dim, gs, box,
+                               CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+}
+#endif /* GCONV_IMPL_WS_HOST */
+
+#endif /* GCONV_BWD_WEIGHT_WS_H */
