@@ -12,17 +12,17 @@
  * (TMA), and full / empty mbarriers pass the stages (the same protocol and helpers). One block
  * computes a 128 x BN tile of one group's d_wei: 128 output-gradient channels k (one m64 block
  * per consumer warpgroup) by BN input channels c of one tap (BN 128 or 256), over one split's
- * run of 64-pixel stages:
- *   A  d_out, 64 pixels x 64 channels per copy (two copies per stage), by a tiled copy of the
+ * run of stages of BK = GCONV_IMPL_BWS_BK (64) pixels:
+ *   A  d_out, BK pixels x 64 channels per copy (two copies per stage), by a tiled copy of the
  *      output gradient seen as [pixels][G * K] (NHWGC) or [G][pixels][K] (GNHWC); pixels past
  *      the last one arrive as zeros, which zeroes their products whatever B holds;
- *   B  the input at those pixels' receptive-field positions for the block's tap, 64 pixels x
+ *   B  the input at those pixels' receptive-field positions for the block's tap, BK pixels x
  *      64 channels per copy (BN / 64 copies per stage), by the forward's im2col map
  *      (gconv_impl_ws_im2col) with the tap as the copy's offset.
  * Both operands land pixel-major: rows along the reduction index, 64 channels (128 bytes,
  * 128-byte swizzle) a row, i.e. MN-major for wgmma (the transpose immediates set; descriptors
  * from gconv_impl_igemm_wgmma_desc_mn: 8-row groups 1024 bytes apart, B's 64-channel blocks a
- * copy (8 KB) apart). Channels past K or C in a tile (the next group's, or zeros) make rows and
+ * copy (BK * 128 bytes) apart). Channels past K or C in a tile (the next group's, or zeros) make rows and
  * columns that the epilogue does not write.
  *
  * Split-K: splits are runs of whole stages (P->ktc of them), so no stage straddles two splits
@@ -48,7 +48,40 @@
 #include "igemm_ws.h"
 
 #define GCONV_IMPL_BWS_BM 128 /* k rows per tile: one m64 block per consumer warpgroup */
-#define GCONV_IMPL_BWS_BK 64  /* pixels per stage */
+#ifndef GCONV_IMPL_BWS_BK
+#define GCONV_IMPL_BWS_BK 64 /* pixels per stage (a multiple of 16, at most 256) */
+#endif
+/* one copy: BK pixel rows of 64 channels, 128 bytes each */
+#define GCONV_IMPL_BWS_BOX (GCONV_IMPL_BWS_BK * 128)
+
+/* Bytes of one stage (two d_out copies, bn / 64 input copies), stages of the ring (at most
+ * GCONV_IMPL_WS_MAX_STAGES), and the dynamic shared memory (1 KB for the 1024-byte alignment):
+ * as gconv_impl_ws_stage_bytes / _stages / _smem for rows along the reduction. */
+static inline GCONV_HD int gconv_impl_bws_stage_bytes(int bn)
+{
+    return (GCONV_IMPL_BWS_BM + bn) / 64 * GCONV_IMPL_BWS_BOX;
+}
+
+static inline GCONV_HD int gconv_impl_bws_stages(int bn)
+{
+    const int s = (GCONV_IMPL_SMEM_MAX + 1024 - 2048 - GCONV_IMPL_WS_STATIC_SMEM) /
+                  gconv_impl_bws_stage_bytes(bn);
+    return s > GCONV_IMPL_WS_MAX_STAGES ? GCONV_IMPL_WS_MAX_STAGES : s;
+}
+
+static inline GCONV_HD int gconv_impl_bws_smem(int bn)
+{
+    return gconv_impl_bws_stages(bn) * gconv_impl_bws_stage_bytes(bn) + 1024;
+}
+
+/* Whether the ring has two stages or more and holds the staged fp32 tile (false only where
+ * GCONV_IMPL_SMEM_MAX has been lowered). */
+static inline GCONV_HD int gconv_impl_bws_sized(int bn)
+{
+    const int S = gconv_impl_bws_stages(bn);
+    return S >= 2 && S * gconv_impl_bws_stage_bytes(bn) >=
+                         GCONV_IMPL_BWS_BM * (bn + GCONV_IMPL_CPAD) * 4;
+}
 
 #if defined(GCONV_PLATFORM_CUDA)
 /* Kernel parameters (a __grid_constant__): the two tensor maps, the backward-weight
@@ -68,8 +101,8 @@ typedef struct gconv_impl_bws_params {
 
 #if GCONV_IMPL_HAS_WGMMA
 /* The producer: stages k0 .. k0 + KT - 1 of tap `tap` for the tile (g, k rows m0.., channels
- * c0..). Stage q holds pixels 64 q .. 64 q + 63: A at the stage's start (two 8 KB copies, k
- * m0.. and m0 + 64..), B after it (BN / 64 copies of 8 KB, channels c0 + 64 b..). */
+ * c0..). Stage q holds pixels BK q .. BK q + BK - 1: A at the stage's start (two copies of
+ * BK * 128 bytes, k m0.. and m0 + 64..), B after it (BN / 64 copies, channels c0 + 64 b..). */
 static __device__ __forceinline__ void gconv_impl_bws_produce(const gconv_impl_bws_params *W,
                                                               const int bn, const int S,
                                                               unsigned sbase, unsigned full0,
@@ -77,7 +110,7 @@ static __device__ __forceinline__ void gconv_impl_bws_produce(const gconv_impl_b
                                                               int tap, int c0, int k0, int KT)
 {
     const gconv_impl_bww_params *P = &W->P;
-    const int SB = gconv_impl_ws_stage_bytes(GCONV_IMPL_BWS_BM, bn);
+    const int SB = gconv_impl_bws_stage_bytes(bn);
     const int x = tap % P->flt[2], y = tap / P->flt[2] % P->flt[1];
     const int z = tap / (P->flt[2] * P->flt[1]);
     const unsigned short ox = (unsigned short)(x * P->dil[2]);
@@ -95,13 +128,13 @@ static __device__ __forceinline__ void gconv_impl_bws_produce(const gconv_impl_b
         gconv_impl_ws_bar_expect(bar, (unsigned)SB);
         if (W->drank == 2) {
             gconv_impl_ws_tma_b(st, &W->ta, bar, g * P->K + m0, r);
-            gconv_impl_ws_tma_b(st + 8192u, &W->ta, bar, g * P->K + m0 + 64, r);
+            gconv_impl_ws_tma_b(st + GCONV_IMPL_BWS_BOX, &W->ta, bar, g * P->K + m0 + 64, r);
         } else {
             gconv_impl_ws_tma_3d(st, &W->ta, bar, m0, r, g);
-            gconv_impl_ws_tma_3d(st + 8192u, &W->ta, bar, m0 + 64, r, g);
+            gconv_impl_ws_tma_3d(st + GCONV_IMPL_BWS_BOX, &W->ta, bar, m0 + 64, r, g);
         }
         for (b = 0; b < bn / 64; b++)
-            gconv_impl_ws_tma_a(st + (unsigned)(GCONV_IMPL_BWS_BM * 128 + b * 8192), &W->tb, bar,
+            gconv_impl_ws_tma_a(st + (unsigned)((2 + b) * GCONV_IMPL_BWS_BOX), &W->tb, bar,
                                 W->rank, cch + 64 * b, cw, ch, cd, cn, ox, oy, oz);
         if (++s == S)
             s = 0, ++use;
@@ -119,8 +152,7 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
     GCONV_IMPL_DYN_SMEM(smem_raw);
     __shared__ __align__(8) unsigned long long bars[2 * GCONV_IMPL_WS_MAX_STAGES];
     const gconv_impl_bww_params *P = &W->P;
-    const int S = gconv_impl_ws_stages(GCONV_IMPL_BWS_BM, bn, 1);
-    const int SB = gconv_impl_ws_stage_bytes(GCONV_IMPL_BWS_BM, bn);
+    const int S = gconv_impl_bws_stages(bn), SB = gconv_impl_bws_stage_bytes(bn);
     const int tid = (int)threadIdx.x, split = (int)blockIdx.y;
     const int64_t RT = (P->R + GCONV_IMPL_BWS_BK - 1) / GCONV_IMPL_BWS_BK;
     const int k0 = split * P->ktc;
@@ -161,12 +193,13 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
             gconv_impl_ws_fence_acc(acc, NA);
             gconv_impl_igemm_wgmma_fence();
 #pragma unroll
-            for (ks = 0; ks < 4; ks++) {
-                /* 16 pixels a step: two 8-row groups, 2048 bytes */
-                const unsigned a = st + (unsigned)(wg * 8192 + ks * 2048);
-                const unsigned b = st + (unsigned)(GCONV_IMPL_BWS_BM * 128 + ks * 2048);
-                const unsigned long long da = gconv_impl_igemm_wgmma_desc_mn(a, 8192);
-                const unsigned long long db = gconv_impl_igemm_wgmma_desc_mn(b, 8192);
+            for (ks = 0; ks < GCONV_IMPL_BWS_BK / 16; ks++) {
+                /* 16 pixels a step: two 8-row groups, 2048 bytes; B's 64-channel blocks a copy
+                 * apart */
+                const unsigned a = st + (unsigned)(wg * GCONV_IMPL_BWS_BOX + ks * 2048);
+                const unsigned b = st + (unsigned)(2 * GCONV_IMPL_BWS_BOX + ks * 2048);
+                const unsigned long long da = gconv_impl_igemm_wgmma_desc_mn(a, GCONV_IMPL_BWS_BOX);
+                const unsigned long long db = gconv_impl_igemm_wgmma_desc_mn(b, GCONV_IMPL_BWS_BOX);
                 const int sc = kt > 0 || ks > 0;
                 if (bn == 256) {
                     if (dt == GCONV_BF16)

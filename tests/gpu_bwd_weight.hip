@@ -405,12 +405,15 @@ static const gt_fixed gt_fixed_cases[] = {
     /* BWH kernel (CUDA, fp16 / bf16, NHWGC, C = K in {8, 16}, stride 1, <= 10 taps, the
      * automatic algorithm without a user split): several group chunks, a partial chunk,
      * dilation with asymmetric pads, 1D, a short last band; "tc k8 g4" and "gemm c16" above
-     * take it too */
+     * take it too, and "fewc4" (C = K = 4, G even: pair mode) with split_k 0 */
     {"bwh c8 g16", 2, 16, 2, 8, 8, {1, 12, 11}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
     {"bwh c16 g6", 2, 6, 2, 16, 16, {1, 9, 10}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
     {"bwh c16 d2", 2, 3, 2, 16, 16, {1, 9, 9}, {1, 3, 3}, {1, 1, 1}, {1, 2, 2}, {0, 2, 1}, {0, 1, 2}},
     {"bwh c8 1d", 1, 8, 3, 8, 8, {1, 1, 40}, {1, 1, 5}, {1, 1, 1}, {1, 1, 2}, {0, 0, 3}, {0, 0, 1}},
     {"bwh c16 tall", 2, 4, 1, 16, 16, {1, 23, 6}, {1, 3, 2}, {1, 1, 1}, {1, 1, 1}, {0, 1, 0}, {0, 1, 1}},
+    /* pair mode: G = 6 (three pairs, a partial chunk), dilation, 1D */
+    {"bwh pair g6 d2", 2, 6, 2, 4, 4, {1, 9, 10}, {1, 3, 3}, {1, 1, 1}, {1, 2, 2}, {0, 2, 1}, {0, 1, 2}},
+    {"bwh pair 1d", 1, 34, 2, 4, 4, {1, 1, 37}, {1, 1, 5}, {1, 1, 1}, {1, 1, 1}, {0, 0, 2}, {0, 0, 2}},
 };
 
 static void gt_fixed_problem(const gt_fixed *e, gconv_problem *p)
@@ -516,14 +519,14 @@ Test(bwd_weight, determinism, .timeout = 60)
 
 /* The BWH kernel's persistent grid: more units than resident blocks, so block ranges cross
  * group chunks and several blocks share a chunk (slabs); C = K = 8, 16 ResNeXt-like (and 32,
- * which the TC kernel takes), 16 images, deterministic (repeated, bit for bit) and fast, fp16
+ * which the TC kernel takes; and 4, G = 64, in pair mode), 16 images, deterministic (repeated, bit for bit) and fast, fp16
  * and bf16. */
 Test(bwd_weight, bwh_persistent, .timeout = 180)
 {
-    static const int cs[3] = {8, 16, 32}, hw[3] = {28, 14, 7};
+    static const int cs[4] = {8, 16, 32, 4}, hw[4] = {28, 14, 7, 40};
     int i, j;
     gt_require_gpu();
-    for (i = 0; i < 3; i++)
+    for (i = 0; i < 4; i++)
         for (j = 0; j < 2; j++) {
             gconv_problem p;
             gt_opts o;
