@@ -27,9 +27,10 @@
  *
  * Split-K: splits are runs of whole stages (P->ktc of them), so no stage straddles two splits
  * and only the last one reaches past the last pixel. The epilogue stages the fp32 tile in the
- * ring's memory and hands each element to gconv_impl_bww_emit: direct store with alpha / beta
+ * ring's memory and hands it to gconv_impl_bww_emit4 / _emit: direct store with alpha / beta
  * (one split), fp32 atomics into the workspace (fast mode) or one slab per split
- * (deterministic), then gconv/bwd_weight.h's finalize kernel as for its other GEMM kernels.
+ * (deterministic), four values at a time where the workspace is 16-byte aligned; then
+ * gconv/bwd_weight.h's finalize kernel as for its other GEMM kernels.
  * The number of splits comes from a cost model of rounds of blocks over the SMs, stage and
  * epilogue times and reduction traffic (gconv_impl_bws_splits).
  *
@@ -227,27 +228,22 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
             const int ld = bn + GCONV_IMPL_CPAD;
             gconv_impl_ws_stage_acc(acc, NA, cs, ld, wg * 64);
             gconv_impl_ws_sync_consumers();
-            if (P->mode != GCONV_IMPL_BWW_DIRECT) {
+            if (gconv_impl_bww_vec4_ok(P)) {
                 /* partials, four consecutive c a thread: one 16-byte reduction (fast mode) or
                  * store (slabs) each; the workspace index (g K + k) Ncol + tap C + c is a
                  * multiple of 4 (C and c are) */
                 for (e = tid; e < GCONV_IMPL_BWS_BM * bn / 4; e += GCONV_IMPL_WS_CONSUMERS) {
                     const int rr = e / (bn / 4), cc = (e - rr * (bn / 4)) * 4;
                     const int k = m0 + rr, c = c0 + cc;
-                    if (k < P->K && c < P->C) {
-                        const float4 v = *(const float4 *)(cs + rr * ld + cc);
-                        float *w = P->ws + ((int64_t)g * P->K + k) * P->Ncol + tap * P->C + c;
-                        if (P->mode == GCONV_IMPL_BWW_ATOMIC)
-                            asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(w),
-                                         "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w)
-                                         : "memory");
-                        else
-                            *(float4 *)(w + (int64_t)split * P->total) = v;
-                    }
+                    if (k < P->K && c < P->C)
+                        gconv_impl_bww_emit4(P, split,
+                                             ((int64_t)g * P->K + k) * P->Ncol + tap * P->C + c,
+                                             *(const float4 *)(cs + rr * ld + cc));
                 }
             } else {
-                /* final values (alpha, beta, conversion) element by element; consecutive
-                 * threads take consecutive c, d_wei's inner index in GKYXC */
+                /* final values (alpha, beta, conversion), or partials into a workspace that is
+                 * not 16-byte aligned, element by element; consecutive threads take
+                 * consecutive c, d_wei's inner index in GKYXC */
                 for (e = tid; e < GCONV_IMPL_BWS_BM * bn; e += GCONV_IMPL_WS_CONSUMERS) {
                     const int rr = e / bn, cc = e - rr * bn;
                     const int k = m0 + rr, c = c0 + cc;

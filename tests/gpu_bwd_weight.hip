@@ -7,7 +7,8 @@
  *     GNHWC/GKYXC, NGCHW/GKYXC, NGCHW/GKCYX, G = 1 / a few / depthwise / few channels, strides
  *     and dilations 1..3, asymmetric pads, odd sizes), 320 per data type (fp32, fp16, bf16 and
  *     bf16 in / fp32 out), each with a random split_k (automatic, 1 .. 64), reduction mode
- *     (fast / deterministic) and epilogue (overwrite, scale, bilinear); every weight element
+ *     (fast / deterministic), epilogue (overwrite, scale, bilinear) and workspace alignment
+ *     (16 bytes, or 4 bytes only: partials element by element); every weight element
  *     compared, nothing written outside d_wei (guard zones); deterministic cases run twice and
  *     must be bit-identical;
  *   - paths_*: fixed problems for each kernel (GEMM 128x128 and 64x64 tiles, the TC kernel's
@@ -96,6 +97,7 @@ typedef struct gt_opts {
     int init;     /* GT_INIT_* */
     int repeats;  /* extra deterministic runs compared bit for bit (det only) */
     int algo;     /* GCONV_BWD_WEIGHT_ALGO_* */
+    int ws_off;   /* bytes the workspace pointer is moved by (4: 4- but not 16-byte aligned) */
 } gt_opts;
 
 static int gt_paths[3];
@@ -153,10 +155,10 @@ static int gt_case(const gt_bww_impl *im, const gconv_problem *p, const gt_opts 
     a.why = why, a.why_len = sizeof why;
     wsb = im->ws(p, &a);
     if (wsb) {
-        d_ws = gt_dev_alloc(wsb);
-        GT_CHECK(hipMemset(d_ws, 0xFF, wsb)); /* poison: the launcher must zero what it sums */
+        d_ws = gt_dev_alloc(wsb + 16);
+        GT_CHECK(hipMemset(d_ws, 0xFF, wsb + 16)); /* poison: the launcher must zero what it sums */
     }
-    a.workspace = d_ws, a.workspace_size = wsb;
+    a.workspace = d_ws ? (char *)d_ws + o->ws_off : NULL, a.workspace_size = wsb;
     {
         const int pa = gconv_impl_bww_path_algo(p, im->t, d_in, d_dout, o->algo);
         gt_paths[pa < 0 ? 0 : pa]++;
@@ -165,7 +167,7 @@ static int gt_case(const gt_bww_impl *im, const gconv_problem *p, const gt_opts 
     for (rep = 0; rep <= (o->det ? o->repeats : 0) && ok; rep++) {
         GT_CHECK(hipMemcpy(gw.p, h_old, (size_t)n_w * osz, hipMemcpyHostToDevice));
         if (rep > 0 && wsb)
-            GT_CHECK(hipMemset(d_ws, 0xFF, wsb));
+            GT_CHECK(hipMemset(d_ws, 0xFF, wsb + 16));
         s = im->run(p, &a, 0);
         if (s != GCONV_OK) {
             cr_expect_fail("%s: %s: launch refused: %s (%s)", im->name, pb,
@@ -299,12 +301,14 @@ static const int gt_splits[10] = {0, 0, 0, 1, 2, 3, 5, 16, 33, 64};
 static gt_opts gt_random_opts(gt_rng *r)
 {
     gt_opts o;
+    memset(&o, 0, sizeof o);
     o.split_k = gt_splits[gt_rng_int(r, 0, 9)];
     o.det = gt_rng_int(r, 0, 1);
     o.epi = gt_rng_int(r, 0, GT_EPI_COUNT - 1);
     o.init = gt_rng_int(r, 0, 4) ? GT_INIT_DECIMAL : GT_INIT_INT;
     o.repeats = o.det && gt_rng_int(r, 0, 3) == 0 ? 1 : 0;
     o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
+    o.ws_off = gt_rng_int(r, 0, 3) == 0 ? 4 : 0; /* a 4- but not 16-byte aligned workspace */
     return o;
 }
 
@@ -439,6 +443,7 @@ static void gt_paths_for(int ti)
             for (j = 0; j < 8; j++) {
                 gconv_problem p;
                 gt_opts o;
+                memset(&o, 0, sizeof o);
                 gt_fixed_problem(&gt_fixed_cases[i], &p);
                 gt_set_layouts(&p, &gt_impls[ti][fi]);
                 o.split_k = splits[j % 4], o.det = j / 4, o.epi = j % 3;
@@ -508,6 +513,7 @@ Test(bwd_weight, determinism, .timeout = 60)
         for (j = 0; j < 2; j++) {
             gconv_problem p;
             gt_opts o;
+            memset(&o, 0, sizeof o);
             const gt_bww_impl *im = &gt_impls[which[i][0]][which[i][1]];
             gt_fixed_problem(&cs[i], &p);
             gt_set_layouts(&p, im);
@@ -530,6 +536,7 @@ Test(bwd_weight, bwh_persistent, .timeout = 180)
         for (j = 0; j < 2; j++) {
             gconv_problem p;
             gt_opts o;
+            memset(&o, 0, sizeof o);
             const gt_bww_impl *im = &gt_impls[j ? GT_T_BF16 : GT_T_F16][0];
             gconv_problem_2d(&p, 256 / cs[i], 16, cs[i], cs[i], hw[i], hw[i], 3, 3, 1, 1, 1, 1, 1,
                              1);
@@ -584,10 +591,12 @@ static void gt_bws_run(int pin)
             for (j = 0; j < 4; j++) {
                 gconv_problem p;
                 gt_opts o;
+                memset(&o, 0, sizeof o);
                 const gt_bww_impl *im = &gt_impls[types[t]][fams[t]];
                 gt_fixed_problem(&gt_bws_cases[i], &p);
                 gt_set_layouts(&p, im);
                 o.split_k = splits[j], o.det = (i + j + t) & 1, o.epi = (i + j + t) % 3;
+                o.ws_off = j == 2 ? 4 : 0; /* partials element by element (not 16-byte aligned) */
                 o.init = GT_INIT_DECIMAL, o.repeats = o.det;
                 o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
                 gt_case(im, &p, &o, gt_rng_next(&r));
