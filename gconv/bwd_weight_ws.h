@@ -3,7 +3,7 @@
  * What is here: one kernel body, gconv_impl_bws_body, and its host plan, for the backward-weight
  * GEMM of gconv/bwd_weight.h (rows m = k, columns j = tap * C + c, reduction over the N *
  * output pixels) when the channels are plenty: NHWGC / GNHWC input and output gradient, fp16 /
- * bf16, C and K at least 64, every pixel's channels 16-byte aligned. gconv/bwd_weight.h tries it
+ * bf16, C and K multiples of 8 and at least 64 (gconv_impl_bws_fits). gconv/bwd_weight.h tries it
  * ahead of its TC kernel, which runs mma.sync from ldmatrix.trans and measured 0.24-0.35x of
  * cuDNN on the dense layers (bench/NOTES.md).
  *
@@ -22,8 +22,8 @@
  * Both operands land pixel-major: rows along the reduction index, 64 channels (128 bytes,
  * 128-byte swizzle) a row, i.e. MN-major for wgmma (the transpose immediates set; descriptors
  * from gconv_impl_igemm_wgmma_desc_mn: 8-row groups 1024 bytes apart, B's 64-channel blocks a
- * copy (BK * 128 bytes) apart). Channels past K or C in a tile (the next group's, or zeros) make rows and
- * columns that the epilogue does not write.
+ * copy (BK * 128 bytes) apart). Channels past K or C in a tile (the next group's, or zeros)
+ * make rows and columns that the epilogue does not write.
  *
  * Split-K: splits are runs of whole stages (P->ktc of them), so no stage straddles two splits
  * and only the last one reaches past the last pixel. The epilogue stages the fp32 tile in the
