@@ -2077,6 +2077,16 @@ static inline void gconv_impl_bww_plan_tc(gconv_impl_bww_params *P, int kind, in
                                       sms * (kind == 0 ? 4 : kind == 3 ? 8 : 3));
     if (det && user_split <= 0 && P->splits > 16)
         P->splits = 16;
+    if ((kind == 1 || kind == 2) && user_split <= 0) {
+        /* 128x64 / 128x32 on H100 (split sweep of 2026-11-24, bench/NOTES.md): no more blocks
+         * than one round of three per SM (a second, partial round lost 15 % on ResNeXt 1024@7)
+         * and at most 12 splits (the K = 36 heads ran 4-23 % faster at 12 than at the ~22 a full
+         * round gives, in both modes) */
+        const int64_t base = (int64_t)P->G * P->mt * P->nt;
+        int s = (int)((int64_t)sms * 3 / base);
+        s = s < 1 ? 1 : s > 12 ? 12 : s;
+        P->splits = s < P->splits ? s : P->splits;
+    }
     P->ktc = (KT + P->splits - 1) / P->splits;
     P->splits = (KT + P->ktc - 1) / P->ktc;
     P->chunk = (int64_t)P->ktc * GCONV_IMPL_BWW_TC_BK;
