@@ -2568,13 +2568,12 @@ static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
             !gconv_impl_bws_fits(p, T, (a)->in, (a)->d_out) || !name##_bws_ready())              \
             break;                                                                               \
         bn_ = gconv_impl_bws_pick(&(P), (a)->split_k, (a)->deterministic);                       \
-        if (!gconv_impl_bws_sized(bn_) ||                                                        \
-            !gconv_impl_bws_plan(&W_, &(P), bn_, (a)->split_k, (a)->deterministic))             \
+        if (!gconv_impl_bws_plan(&W_, &(P), bn_, (a)->split_k, (a)->deterministic))              \
             break;                                                                               \
         {                                                                                        \
             static unsigned d0_ = 0, d1_ = 0;                                                    \
             const void *k_ = bn_ == 256 ? (const void *)name##_bws1 : (const void *)name##_bws0; \
-            const int smem_ = gconv_impl_bws_smem(bn_);                                          \
+            const int smem_ = gconv_impl_ws_ring_smem(gconv_impl_bws_stage_bytes(bn_), 1);       \
             const dim3 grid_((unsigned)((int64_t)W_.P.G * W_.P.mt * W_.P.nt),                    \
                              (unsigned)W_.P.splits);                                             \
             gconv_status s_;                                                                     \

@@ -55,33 +55,11 @@
 /* one copy: BK pixel rows of 64 channels, 128 bytes each */
 #define GCONV_IMPL_BWS_BOX (GCONV_IMPL_BWS_BK * 128)
 
-/* Bytes of one stage (two d_out copies, bn / 64 input copies), stages of the ring (at most
- * GCONV_IMPL_WS_MAX_STAGES), and the dynamic shared memory (1 KB for the 1024-byte alignment):
- * as gconv_impl_ws_stage_bytes / _stages / _smem for rows along the reduction. */
+/* Bytes of one stage: two d_out copies and bn / 64 input copies (the ring around it:
+ * gconv_impl_ws_ring_stages / _ok / _smem with one block per SM). */
 static inline GCONV_HD int gconv_impl_bws_stage_bytes(int bn)
 {
     return (GCONV_IMPL_BWS_BM + bn) / 64 * GCONV_IMPL_BWS_BOX;
-}
-
-static inline GCONV_HD int gconv_impl_bws_stages(int bn)
-{
-    const int s = (GCONV_IMPL_SMEM_MAX + 1024 - 2048 - GCONV_IMPL_WS_STATIC_SMEM) /
-                  gconv_impl_bws_stage_bytes(bn);
-    return s > GCONV_IMPL_WS_MAX_STAGES ? GCONV_IMPL_WS_MAX_STAGES : s;
-}
-
-static inline GCONV_HD int gconv_impl_bws_smem(int bn)
-{
-    return gconv_impl_bws_stages(bn) * gconv_impl_bws_stage_bytes(bn) + 1024;
-}
-
-/* Whether the ring has two stages or more and holds the staged fp32 tile (false only where
- * GCONV_IMPL_SMEM_MAX has been lowered). */
-static inline GCONV_HD int gconv_impl_bws_sized(int bn)
-{
-    const int S = gconv_impl_bws_stages(bn);
-    return S >= 2 && S * gconv_impl_bws_stage_bytes(bn) >=
-                         GCONV_IMPL_BWS_BM * (bn + GCONV_IMPL_CPAD) * 4;
 }
 
 #if defined(GCONV_PLATFORM_CUDA)
@@ -153,7 +131,7 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
     GCONV_IMPL_DYN_SMEM(smem_raw);
     __shared__ __align__(8) unsigned long long bars[2 * GCONV_IMPL_WS_MAX_STAGES];
     const gconv_impl_bww_params *P = &W->P;
-    const int S = gconv_impl_bws_stages(bn), SB = gconv_impl_bws_stage_bytes(bn);
+    const int SB = gconv_impl_bws_stage_bytes(bn), S = gconv_impl_ws_ring_stages(SB, 1);
     const int tid = (int)threadIdx.x, split = (int)blockIdx.y;
     const int64_t RT = (P->R + GCONV_IMPL_BWS_BK - 1) / GCONV_IMPL_BWS_BK;
     const int k0 = split * P->ktc;
@@ -201,18 +179,7 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
                 const unsigned b = st + (unsigned)(2 * GCONV_IMPL_BWS_BOX + ks * 2048);
                 const unsigned long long da = gconv_impl_igemm_wgmma_desc_mn(a, GCONV_IMPL_BWS_BOX);
                 const unsigned long long db = gconv_impl_igemm_wgmma_desc_mn(b, GCONV_IMPL_BWS_BOX);
-                const int sc = kt > 0 || ks > 0;
-                if (bn == 256) {
-                    if (dt == GCONV_BF16)
-                        gconv_impl_igemm_wgmma_n256_bf16_mn(acc, da, db, sc);
-                    else
-                        gconv_impl_igemm_wgmma_n256_f16_mn(acc, da, db, sc);
-                } else {
-                    if (dt == GCONV_BF16)
-                        gconv_impl_igemm_wgmma_n128_bf16_mn(acc, da, db, sc);
-                    else
-                        gconv_impl_igemm_wgmma_n128_f16_mn(acc, da, db, sc);
-                }
+                gconv_impl_igemm_wgmma(acc, da, db, kt > 0 || ks > 0, bn, dt, 1);
             }
             gconv_impl_igemm_wgmma_commit();
             gconv_impl_ws_retire(acc, NA, kt, empty0 + 8u * (unsigned)ps);
@@ -265,7 +232,7 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
 /* Test and tuning hook: -1 (default) lets gconv_impl_bws_pick choose the tile, 0 pins 128 x 128,
  * 1 pins 128 x 256, 2 turns the kernel off (the TC kernel runs instead). One per translation
  * unit. */
-static int gconv_impl_bww_ws_pin __attribute__((unused)) = -1;
+static int gconv_impl_bww_ws_pin GCONV_IMPL_FWD_UNUSED = -1;
 
 /* Whether the BWS kernel may take p (pointers NULL: assumed aligned): CUDA with the 12.5+
  * runtime, fp16 / bf16, input and output gradient both NHWGC or both GNHWC with contiguous
@@ -351,7 +318,8 @@ static inline int gconv_impl_bws_pick(const gconv_impl_bww_params *P, int user_s
 
 #if GCONV_IMPL_WS_HOST
 /* Fill W for a filled P (pointers set) and BN = bn: the plan (splits, tiles, mode) and the two
- * tensor maps. 0 when the copy engine cannot describe the problem (the TC kernel runs then). */
+ * tensor maps. 0 when the copy engine cannot describe the problem or the ring does not fit a
+ * lowered GCONV_IMPL_SMEM_MAX (the TC kernel runs then). */
 static inline int gconv_impl_bws_plan(gconv_impl_bws_params *W, const gconv_impl_bww_params *P,
                                       int bn, int user_split, int det)
 {
@@ -360,6 +328,8 @@ static inline int gconv_impl_bws_plan(gconv_impl_bws_params *W, const gconv_impl
     cuuint32_t box[3];
     memset(W, 0, sizeof *W);
     W->P = *P;
+    if (!gconv_impl_ws_ring_ok(gconv_impl_bws_stage_bytes(bn), 1, GCONV_IMPL_BWS_BM, bn))
+        return 0;
     gconv_impl_bws_splits(&W->P, bn, user_split, det, gconv_device_sm_count());
     W->ct = (P->C + bn - 1) / bn;
     if ((int64_t)P->G * W->P.mt * W->P.nt > 0x7fffffffLL || W->P.splits > 65535)

@@ -723,6 +723,50 @@ GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n256_f16_mn, 128, "%128, %129", "%13
 GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n256_bf16_mn, 128, "%128, %129", "%130",
                      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "1, 1, 1, 1")
 
+/* One wgmma of a warpgroup into acc: n columns (64, 128 or 256), element type dt (GCONV_F32
+ * runs tf32), both operands K-major (mn 0) or both MN-major (mn 1: fp16 / bf16, n 128 or
+ * 256). n, dt and mn are constants after inlining: one instruction remains. */
+static __device__ __forceinline__ void gconv_impl_igemm_wgmma(float *acc, unsigned long long da,
+                                                              unsigned long long db, int sc,
+                                                              const int n, const gconv_dtype dt,
+                                                              const int mn)
+{
+    if (mn) {
+        if (n == 256) {
+            if (dt == GCONV_BF16)
+                gconv_impl_igemm_wgmma_n256_bf16_mn(acc, da, db, sc);
+            else
+                gconv_impl_igemm_wgmma_n256_f16_mn(acc, da, db, sc);
+        } else {
+            if (dt == GCONV_BF16)
+                gconv_impl_igemm_wgmma_n128_bf16_mn(acc, da, db, sc);
+            else
+                gconv_impl_igemm_wgmma_n128_f16_mn(acc, da, db, sc);
+        }
+    } else if (n == 256) {
+        if (dt == GCONV_F16)
+            gconv_impl_igemm_wgmma_n256_f16(acc, da, db, sc);
+        else if (dt == GCONV_BF16)
+            gconv_impl_igemm_wgmma_n256_bf16(acc, da, db, sc);
+        else
+            gconv_impl_igemm_wgmma_n256_tf32(acc, da, db, sc);
+    } else if (n == 128) {
+        if (dt == GCONV_F16)
+            gconv_impl_igemm_wgmma_n128_f16(acc, da, db, sc);
+        else if (dt == GCONV_BF16)
+            gconv_impl_igemm_wgmma_n128_bf16(acc, da, db, sc);
+        else
+            gconv_impl_igemm_wgmma_n128_tf32(acc, da, db, sc);
+    } else {
+        if (dt == GCONV_F16)
+            gconv_impl_igemm_wgmma_n64_f16(acc, da, db, sc);
+        else if (dt == GCONV_BF16)
+            gconv_impl_igemm_wgmma_n64_bf16(acc, da, db, sc);
+        else
+            gconv_impl_igemm_wgmma_n64_tf32(acc, da, db, sc);
+    }
+}
+
 #endif /* GCONV_IMPL_HAS_WGMMA */
 
 #endif /* GCONV_IMPL_IGEMM_PRIMITIVES */
@@ -1189,28 +1233,7 @@ static __device__ __forceinline__ void gconv_impl_igemm_math_wgmma(float *acc, c
         const int sc = !(first && ks == 0);
         if (ks * 32 >= rb)
             break;
-        if (t.bn == 256) {
-            if (dt == GCONV_F16)
-                gconv_impl_igemm_wgmma_n256_f16(acc, da, db, sc);
-            else if (dt == GCONV_BF16)
-                gconv_impl_igemm_wgmma_n256_bf16(acc, da, db, sc);
-            else
-                gconv_impl_igemm_wgmma_n256_tf32(acc, da, db, sc);
-        } else if (t.bn == 128) {
-            if (dt == GCONV_F16)
-                gconv_impl_igemm_wgmma_n128_f16(acc, da, db, sc);
-            else if (dt == GCONV_BF16)
-                gconv_impl_igemm_wgmma_n128_bf16(acc, da, db, sc);
-            else
-                gconv_impl_igemm_wgmma_n128_tf32(acc, da, db, sc);
-        } else {
-            if (dt == GCONV_F16)
-                gconv_impl_igemm_wgmma_n64_f16(acc, da, db, sc);
-            else if (dt == GCONV_BF16)
-                gconv_impl_igemm_wgmma_n64_bf16(acc, da, db, sc);
-            else
-                gconv_impl_igemm_wgmma_n64_tf32(acc, da, db, sc);
-        }
+        gconv_impl_igemm_wgmma(acc, da, db, sc, t.bn, dt, 0);
     }
     gconv_impl_igemm_wgmma_commit();
 }

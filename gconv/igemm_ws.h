@@ -108,28 +108,43 @@ static inline GCONV_HD int gconv_impl_ws_stage_bytes(int bm, int bn)
     return (bm + bn) * 128;
 }
 
-/* Stages of the ring for bps blocks per SM (each block costs 1 KB of reserved shared memory
- * beside its own, and 1 KB of its own goes to alignment). */
-static inline GCONV_HD int gconv_impl_ws_stages(int bm, int bn, int bps)
+/* The ring of a warp-specialised kernel whose stages take sb bytes, bps blocks per SM: its
+ * stages (each block costs 1 KB of reserved shared memory beside its own, and 1 KB of its own
+ * goes to alignment; at most GCONV_IMPL_WS_MAX_STAGES), whether it has at least two and holds
+ * the staged fp32 C tile of bm x bn (false only where GCONV_IMPL_SMEM_MAX has been lowered),
+ * and the dynamic shared memory: the ring and 1 KB to align it to 1024 bytes (the period of
+ * the 128-byte swizzle). */
+static inline GCONV_HD int gconv_impl_ws_ring_stages(int sb, int bps)
 {
-    const int s = ((GCONV_IMPL_SMEM_MAX + 1024) / bps - 2048 - GCONV_IMPL_WS_STATIC_SMEM) /
-                  gconv_impl_ws_stage_bytes(bm, bn);
+    const int s = ((GCONV_IMPL_SMEM_MAX + 1024) / bps - 2048 - GCONV_IMPL_WS_STATIC_SMEM) / sb;
     return s > GCONV_IMPL_WS_MAX_STAGES ? GCONV_IMPL_WS_MAX_STAGES : s;
 }
 
-/* Whether the configuration's ring has at least two stages and holds the staged fp32 C tile
- * (false only where GCONV_IMPL_SMEM_MAX has been lowered). */
-static inline GCONV_HD int gconv_impl_ws_sized(int bm, int bn, int bps)
+static inline GCONV_HD int gconv_impl_ws_ring_ok(int sb, int bps, int bm, int bn)
 {
-    const int S = gconv_impl_ws_stages(bm, bn, bps);
-    return S >= 2 && S * gconv_impl_ws_stage_bytes(bm, bn) >= bm * (bn + GCONV_IMPL_CPAD) * 4;
+    const int S = gconv_impl_ws_ring_stages(sb, bps);
+    return S >= 2 && S * sb >= bm * (bn + GCONV_IMPL_CPAD) * 4;
 }
 
-/* Dynamic shared memory: the ring (which also holds the staged fp32 C tile at the end) and
- * 1 KB to align it to 1024 bytes (the period of the 128-byte swizzle). */
+static inline GCONV_HD int gconv_impl_ws_ring_smem(int sb, int bps)
+{
+    return gconv_impl_ws_ring_stages(sb, bps) * sb + 1024;
+}
+
+/* The forward configurations' rings (stages of gconv_impl_ws_stage_bytes). */
+static inline GCONV_HD int gconv_impl_ws_stages(int bm, int bn, int bps)
+{
+    return gconv_impl_ws_ring_stages(gconv_impl_ws_stage_bytes(bm, bn), bps);
+}
+
+static inline GCONV_HD int gconv_impl_ws_sized(int bm, int bn, int bps)
+{
+    return gconv_impl_ws_ring_ok(gconv_impl_ws_stage_bytes(bm, bn), bps, bm, bn);
+}
+
 static inline GCONV_HD int gconv_impl_ws_smem(int bm, int bn, int bps)
 {
-    return gconv_impl_ws_stages(bm, bn, bps) * gconv_impl_ws_stage_bytes(bm, bn) + 1024;
+    return gconv_impl_ws_ring_smem(gconv_impl_ws_stage_bytes(bm, bn), bps);
 }
 
 #if defined(GCONV_PLATFORM_CUDA)
@@ -377,18 +392,7 @@ static __device__ __forceinline__ void gconv_impl_ws_fwd_body(const gconv_impl_w
                         const unsigned b = st + (unsigned)(bm * 128 + 32 * ks);
                         const unsigned long long da = gconv_impl_igemm_wgmma_desc(a, 128);
                         const unsigned long long db = gconv_impl_igemm_wgmma_desc(b, 128);
-                        const int sc = kt > 0 || ks > 0;
-                        if (bn == 256) {
-                            if (dt == GCONV_BF16)
-                                gconv_impl_igemm_wgmma_n256_bf16(acc, da, db, sc);
-                            else
-                                gconv_impl_igemm_wgmma_n256_f16(acc, da, db, sc);
-                        } else {
-                            if (dt == GCONV_BF16)
-                                gconv_impl_igemm_wgmma_n128_bf16(acc + mb * 64, da, db, sc);
-                            else
-                                gconv_impl_igemm_wgmma_n128_f16(acc + mb * 64, da, db, sc);
-                        }
+                        gconv_impl_igemm_wgmma(acc + mb * 64, da, db, kt > 0 || ks > 0, bn, dt, 0);
                     }
                 }
             gconv_impl_igemm_wgmma_commit();
