@@ -38,8 +38,11 @@
  * Configurations (BM x BN): 128x128 (each consumer warpgroup one m64n128 block: 64
  * accumulators), 256x128 (two m64n128 blocks: 128), 128x256 (one m64n256: 128), and 128x128
  * with two blocks per SM; the ring takes what shared memory allows (7, 4, 4, 3 stages);
- * gconv_impl_ws_pick chooses by rounds of tiles over the SMs. The epilogue stages the fp32 tile in the
- * ring's memory and stores it with gconv/fwd.h's gconv_impl_fwd_store_cc (D tensors, user op).
+ * gconv_impl_ws_pick chooses by rounds of tiles over the SMs. The epilogue stages the fp32 tile
+ * and a per-row table of output offsets and coordinates in the ring's memory, then stores 16
+ * bytes a thread through the epilogue op (gconv_impl_ws_store: D tensors, user op; no index
+ * maths per element: the generic store of gconv/fwd.h cost 26 of the 70 us of the 100x100
+ * dense layer, bench/NOTES.md).
  *
  * Where it runs: the body exists only in sm_90a device passes (nvcc -gencode
  * arch=compute_90a,code=sm_90a), where wgmma is available; elsewhere the kernel is empty.
@@ -137,9 +140,18 @@ static inline GCONV_HD int gconv_impl_ws_stages(int bm, int bn, int bps)
     return gconv_impl_ws_ring_stages(gconv_impl_ws_stage_bytes(bm, bn), bps);
 }
 
+/* The epilogue's per-row table (gconv_impl_ws_store): five ints a row after the staged C tile. */
+static inline GCONV_HD int gconv_impl_ws_table_bytes(int bm)
+{
+    return 5 * 4 * bm;
+}
+
 static inline GCONV_HD int gconv_impl_ws_sized(int bm, int bn, int bps)
 {
-    return gconv_impl_ws_ring_ok(gconv_impl_ws_stage_bytes(bm, bn), bps, bm, bn);
+    const int sb = gconv_impl_ws_stage_bytes(bm, bn);
+    return gconv_impl_ws_ring_ok(sb, bps, bm, bn) &&
+           gconv_impl_ws_ring_stages(sb, bps) * sb >=
+               bm * (bn + GCONV_IMPL_CPAD) * 4 + gconv_impl_ws_table_bytes(bm);
 }
 
 static inline GCONV_HD int gconv_impl_ws_smem(int bm, int bn, int bps)
@@ -284,12 +296,98 @@ static __device__ __forceinline__ void gconv_impl_ws_stage_acc(const float *acc,
     const int warp = ((int)threadIdx.x >> 5) & 3, lane = (int)threadIdx.x & 31;
     int i;
 #pragma unroll
-    for (i = 0; i < 128; i++)
+    for (i = 0; i < 128; i += 2)
         if (i < n) {
+            /* accumulators i, i + 1 are neighbouring columns: one 8-byte store (ld % 32 == 8
+             * puts the 16 lanes of each half-warp phase on distinct banks) */
             const int r = row0 + warp * 16 + (lane >> 2) + ((i & 2) << 2);
-            const int c = (i >> 2) * 8 + ((lane & 3) << 1) + (i & 1);
-            cs[r * ld + c] = acc[i];
+            const int c = (i >> 2) * 8 + ((lane & 3) << 1);
+            float2 v;
+            v.x = acc[i], v.y = acc[i + 1];
+            *(float2 *)&cs[r * ld + c] = v;
         }
+}
+
+/* Row r of the tile (threads r < bm, one row each): its output offset in the elements of the
+ * output (group g's channel 0; -1 past M) and its n, d, h, w, as tab[r], tab[bm + r], ...
+ * tab[4 bm + r]; the store then does no index maths. */
+static __device__ __forceinline__ void gconv_impl_ws_row_table(const gconv_impl_fwd_params *P,
+                                                               int *tab, const int bm, int g,
+                                                               int m0)
+{
+    const int r = (int)threadIdx.x;
+    if (r < bm) {
+        int n = 0, d = 0, h = 0, w = 0, ob = -1;
+        if (m0 + r < P->M) {
+            gconv_impl_fwd_split_m(P, m0 + r, 0, &n, &d, &h, &w);
+            ob = g * (int)P->so.g + n * (int)P->so.n + d * (int)P->so.s[0] +
+                 h * (int)P->so.s[1] + w * (int)P->so.s[2];
+        }
+        tab[r] = ob, tab[bm + r] = n, tab[2 * bm + r] = d, tab[3 * bm + r] = h;
+        tab[4 * bm + r] = w;
+    }
+}
+
+/* Store the staged fp32 tile cs (bm x bn, ld = bn + CPAD floats a row) through the epilogue:
+ * the 256 consumer threads take 8 consecutive columns of a row each (two 16-byte shared
+ * loads, one 16-byte global store where out_vec allows and the 8 columns are inside K),
+ * rows from the table of gconv_impl_ws_row_table. e: the epilogue; with plain = 1 a copy
+ * whose num_d is the constant 0 (no D tensor loads are compiled, and for the built-in op the
+ * coordinates are dead: a plain store is a multiply, the activation and a convert). */
+static __device__ __forceinline__ void gconv_impl_ws_store(const gconv_impl_fwd_params *P,
+                                                           const gconv_epilogue *e,
+                                                           const float *cs, const int *tab,
+                                                           const int bm, const int bn,
+                                                           gconv_dtype dt, int g, int n0,
+                                                           gconv_impl_epi_fn epi)
+{
+    const int cr = bn / 8, rpp = GCONV_IMPL_WS_CONSUMERS / cr, ld = bn + GCONV_IMPL_CPAD;
+    const int tid = (int)threadIdx.x, ch = tid % cr, k0 = n0 + ch * 8;
+    const int vec = P->out_vec && k0 + 8 <= P->K;
+    int r;
+    for (r = tid / cr; r < bm; r += rpp) {
+        const int ob = tab[r];
+        float v[8];
+        unsigned bits[8];
+        int i;
+        if (ob < 0)
+            break; /* rows past M are the tile's last */
+        {
+            const float4 a = *(const float4 *)&cs[r * ld + ch * 8];
+            const float4 b = *(const float4 *)&cs[r * ld + ch * 8 + 4];
+            v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
+            v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
+        }
+        if (k0 + 8 <= P->K) {
+#pragma unroll
+            for (i = 0; i < 8; i++)
+                bits[i] = gconv_impl_igemm_to_bits(epi(e, dt, v[i], g, tab[bm + r], k0 + i,
+                                                       tab[2 * bm + r], tab[3 * bm + r],
+                                                       tab[4 * bm + r]),
+                                                   dt);
+        } else {
+#pragma unroll
+            for (i = 0; i < 8; i++)
+                bits[i] = k0 + i < P->K
+                              ? gconv_impl_igemm_to_bits(epi(e, dt, v[i], g, tab[bm + r],
+                                                             k0 + i, tab[2 * bm + r],
+                                                             tab[3 * bm + r], tab[4 * bm + r]),
+                                                         dt)
+                              : 0u;
+        }
+        if (vec) {
+            uint4 u;
+            u.x = bits[0] | (bits[1] << 16), u.y = bits[2] | (bits[3] << 16);
+            u.z = bits[4] | (bits[5] << 16), u.w = bits[6] | (bits[7] << 16);
+            *(uint4 *)((unsigned short *)P->out + ob + k0) = u;
+        } else {
+#pragma unroll
+            for (i = 0; i < 8; i++)
+                if (k0 + i < P->K)
+                    ((unsigned short *)P->out)[ob + (k0 + i) * (int)P->so.c] =
+                        (unsigned short)bits[i];
+        }
+    }
 }
 
 /* The producer (one thread): for every k-tile, once the consumers have given its stage back,
@@ -407,15 +505,30 @@ static __device__ __forceinline__ void gconv_impl_ws_fwd_body(const gconv_impl_w
         {
             float *cs = (float *)smem;
             const int ld = bn + GCONV_IMPL_CPAD;
+            int *tab = (int *)(smem + bm * ld * 4); /* gconv_impl_ws_sized counted it */
             /* block mb of the warpgroup: accumulators mb * NA .. */
             gconv_impl_ws_stage_acc(acc, NA, cs, ld, wg * (bm / 2));
             if (MW > 1)
                 gconv_impl_ws_stage_acc(acc + NA, NA, cs, ld, wg * (bm / 2) + 64);
-            gconv_impl_ws_sync_consumers();
-            {
-                /* the store's thread count: 8 consumer warps */
-                const gconv_impl_tile tc = {bm, bn, 64, 2, 4, S};
-                gconv_impl_fwd_store_cc(P, cs, tc, dt, 0, g, m0, n0, bm, epi);
+            gconv_impl_ws_row_table(P, tab, bm, g, m0);
+            gconv_impl_ws_sync_consumers(); /* C and the row table staged */
+            if (P->epi.num_d == 0) {
+                /* an exact copy of the epilogue whose num_d and (for the common kinds)
+                 * activation kind are constants: the built-in op then compiles to a multiply
+                 * and at most a max, without a branch per element */
+                gconv_epilogue e0 = P->epi;
+                e0.num_d = 0;
+                if (e0.act.kind == GCONV_ACT_NONE) {
+                    e0.act.kind = GCONV_ACT_NONE;
+                    gconv_impl_ws_store(P, &e0, cs, tab, bm, bn, dt, g, n0, epi);
+                } else if (e0.act.kind == GCONV_ACT_RELU) {
+                    e0.act.kind = GCONV_ACT_RELU;
+                    gconv_impl_ws_store(P, &e0, cs, tab, bm, bn, dt, g, n0, epi);
+                } else {
+                    gconv_impl_ws_store(P, &e0, cs, tab, bm, bn, dt, g, n0, epi);
+                }
+            } else {
+                gconv_impl_ws_store(P, &P->epi, cs, tab, bm, bn, dt, g, n0, epi);
             }
         }
     }
@@ -602,24 +715,24 @@ static inline int gconv_impl_ws_plan(gconv_impl_ws_params *W, const gconv_impl_f
 }
 #endif /* GCONV_IMPL_WS_HOST */
 
-/* Configuration for a problem: each one's rounds of tiles over the SMs (bps blocks each; a
- * round of two co-resident blocks takes two tile times) times the tile's area, over its
- * relative rate per tile measured on H100 (bench/NOTES.md, 2026-11-24: 128x128 alone 0.92,
- * 256x128 1.0, 128x256 1.05, 128x128 two per SM 1.11: the second block's main loop covers the
- * first one's epilogue and pipeline fill). */
+/* Configuration for a problem: each one's time in tile times (rounds of tiles over the SMs,
+ * bps blocks each: a full round of two co-resident blocks takes two tile times, a last round
+ * that leaves one block per SM one) times the tile's area, over its relative rate per tile
+ * measured on H100 (bench/NOTES.md, 2026-11-24 session 10, with the row-table epilogue:
+ * 128x128 alone 0.855, 256x128 1.0, 128x256 1.045, 128x128 two per SM 0.86). */
 static inline int gconv_impl_ws_pick(int64_t M, int K, int G, int sms)
 {
-    static const double eff[GCONV_IMPL_WS_COUNT] = {0.92, 1.0, 1.05, 1.11};
+    static const double eff[GCONV_IMPL_WS_COUNT] = {0.855, 1.0, 1.045, 0.86};
     int best = 0, c;
     double bcost = 0;
     if (sms <= 0)
         sms = 80;
     for (c = 0; c < GCONV_IMPL_WS_COUNT; c++) {
         const int bm = gconv_impl_ws_bm(c), bn = gconv_impl_ws_bn(c), bps = gconv_impl_ws_bps(c);
-        const double tiles = (double)G * (double)((M + bm - 1) / bm) * (double)((K + bn - 1) / bn);
-        const double slots = (double)sms * bps;
-        const double rounds = (double)(int64_t)((tiles + slots - 1) / slots);
-        const double cost = rounds * bps * bm * bn / eff[c];
+        const int64_t tiles = (int64_t)G * ((M + bm - 1) / bm) * ((K + bn - 1) / bn);
+        const int64_t slots = (int64_t)sms * bps, full = tiles / slots, left = tiles % slots;
+        const double times = (double)full * bps + (left == 0 ? 0.0 : left <= sms ? 1.0 : bps);
+        const double cost = times * bm * bn / eff[c];
         if (c == 0 || cost < bcost)
             best = c, bcost = cost;
     }

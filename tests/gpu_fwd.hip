@@ -878,6 +878,8 @@ static const gt_edge gt_ws_problems[] = {
      {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
     {"7x4 filter (28 taps)", 2, 1, 1, 64, 64, {1, 12, 10}, {1, 7, 4}, {1, 1, 1}, {1, 1, 1},
      {0, 3, 1}, {0, 3, 2}},
+    {"K 100: 2-byte stores, a partial column chunk", 2, 1, 2, 64, 100, {1, 11, 13}, {1, 3, 3},
+     {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
 };
 
 #define GT_NUM_WS (sizeof gt_ws_problems / sizeof gt_ws_problems[0])
