@@ -241,8 +241,11 @@ static int gt_case(const gt_impl *im, const gconv_problem *p, int epi_kind, int 
         gconv_epi_add_d(&epi_host, ref_d[i], st, sp.beta[i]);
     }
     ws_size = im->workspace_size(p);
-    if (ws_size)
+    if (ws_size) {
+        /* poisoned: every element the kernels read must have been written by the pre-pass */
         ws = gt_dev_alloc(ws_size);
+        GT_CHECK(hipMemset(ws, 0xFF, ws_size));
+    }
     GT_CHECK(hipStreamCreate(&stream));
     memset(&a, 0, sizeof a);
     a.d_out = d_dout, a.wei = d_wei, a.d_in = din.p;
