@@ -71,10 +71,13 @@
 #define GCONV_IMPL_HALO_MAX_TAPS 1024
 #define GCONV_IMPL_HALO_KO_MAX 9              /* most k-steps with A offsets in registers */
 /* virtual output pixels per work unit, at most (a knob: smaller units balance the persistent
- * blocks better, larger ones re-read fewer halo rows; 128 measured best on H200 among 64, 96,
- * 128 and the earlier 160, see bench/NOTES.md) */
+ * blocks better, larger ones re-read fewer halo rows). 0 (the default): 64 where a row has at
+ * least 24 virtual pixels, else 128 (gconv_impl_halo_target; H100 sweep of 64 / 96 / 128 /
+ * 160 / 256 on the ResNeXt layers, bench/NOTES.md: one 58-pixel row per unit at 56x56 and two
+ * 30-pixel rows at 28x28 beat 128's two and four rows by 17 % and 6 %, while 14x14 wants 7
+ * rows of 16); another value pins it. */
 #ifndef GCONV_IMPL_HALO_TARGET
-#define GCONV_IMPL_HALO_TARGET 128
+#define GCONV_IMPL_HALO_TARGET 0
 #endif
 
 typedef struct gconv_impl_halo_params {
@@ -603,6 +606,11 @@ static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_hal
 /* Band height for OH output rows from a wished-for height R (clamped to 1 .. OH): the
  * fewest bands of at most R rows, then rows spread evenly over them. Shared by the forward
  * halo kernel and the backward-weight BWH kernel (gconv/bwd_weight.h). */
+static inline int gconv_impl_halo_target(int Wp)
+{
+    return GCONV_IMPL_HALO_TARGET > 0 ? GCONV_IMPL_HALO_TARGET : Wp >= 24 ? 64 : 128;
+}
+
 static inline int gconv_impl_halo_rows(int OH, int R)
 {
     int nb;
@@ -615,7 +623,7 @@ static inline int gconv_impl_halo_rows(int OH, int R)
 }
 
 /* Plan a problem for the halo kernel: 1 and the parameters, or 0 if it does not fit. The
- * launcher sets P->blocks (gconv_impl_halo_grid). Band rows: at most GCONV_IMPL_HALO_TARGET
+ * launcher sets P->blocks (gconv_impl_halo_grid). Band rows: at most gconv_impl_halo_target
  * virtual pixels, halved until two halo buffers, the weights and the tables fit. */
 static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, const void *in,
                                        const void *wei, void *out, const gconv_epilogue *epi,
@@ -656,7 +664,7 @@ static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, c
     MT = 4 / NT;
     wbytes = GB * NT * 8 * wrow * 2;
     Wp = OW + (p->filter[2] - 1) * p->dilation[2];
-    R = gconv_impl_halo_rows(OH, GCONV_IMPL_HALO_TARGET / Wp);
+    R = gconv_impl_halo_rows(OH, gconv_impl_halo_target(Wp) / Wp);
     for (;;) {
         mtiles = (R * Wp + 15) / 16;
         MTP = (mtiles + MT - 1) / MT;
