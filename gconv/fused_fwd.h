@@ -417,26 +417,6 @@ static __device__ __forceinline__ void gconv_impl_fused_split(const gconv_impl_f
     *n = (int)q;
 }
 
-/* Pack vec floats as T into 16 bytes. */
-static __device__ __forceinline__ gconv_impl_igemm_u4 gconv_impl_fused_pack(const float *v,
-                                                                            gconv_dtype dt)
-{
-    gconv_impl_igemm_u4 r;
-    if (dt == GCONV_F32) {
-        r.x = __float_as_uint(v[0]), r.y = __float_as_uint(v[1]);
-        r.z = __float_as_uint(v[2]), r.w = __float_as_uint(v[3]);
-    } else {
-        unsigned b[8];
-        int e;
-#pragma unroll
-        for (e = 0; e < 8; e++)
-            b[e] = gconv_impl_igemm_to_bits(v[e], dt);
-        r.x = b[0] | (b[1] << 16), r.y = b[2] | (b[3] << 16);
-        r.z = b[4] | (b[5] << 16), r.w = b[6] | (b[7] << 16);
-    }
-    return r;
-}
-
 /* Stage the chunk's w0 taps (fp32, [tap][BK]) and b0 (fp32, [BK]) for the vector stage 1. */
 static __device__ __forceinline__ void gconv_impl_fused_stage_w0(const gconv_impl_fused_params *P,
                                                                  float *ws, float *b0s, int c0,
@@ -490,7 +470,7 @@ static __device__ __forceinline__ void gconv_impl_fused_load_w1(const gconv_impl
                 if (x < vec && k1 < P->K1 && jj + x < P->GK)
                     v[x] = gconv_impl_dev_load(dt, P->w1, (int64_t)k1 * P->GK + jj + x);
             }
-            gconv_impl_igemm_st_shared16(dst, gconv_impl_fused_pack(v, dt));
+            gconv_impl_igemm_st_shared16(dst, gconv_impl_igemm_pack16(v, dt));
         }
     }
 }
@@ -569,7 +549,7 @@ static __device__ __forceinline__ void gconv_impl_fused_issue(
                 }                                                                                \
             }                                                                                    \
             gconv_impl_igemm_st_shared16((sa) + gconv_impl_igemm_chunk_off(r1_, (q), cpr1_),     \
-                                         gconv_impl_fused_pack(a1_, (dt)));                      \
+                                         gconv_impl_igemm_pack16(a1_, (dt)));                      \
         }                                                                                        \
     } while (0)
 
@@ -738,7 +718,7 @@ static __device__ __forceinline__ gconv_impl_igemm_u4 gconv_impl_fused_bits16(un
                                 v_[x_] = EPIFN(&(P).epi, (dt), y_, 0, n_, k1_ + x_, d_, h_, w_); \
                             }                                                                    \
                             {                                                                    \
-                                const gconv_impl_igemm_u4 pk_ = gconv_impl_fused_pack(v_, (dt)); \
+                                const gconv_impl_igemm_u4 pk_ = gconv_impl_igemm_pack16(v_, (dt)); \
                                 uint4 o_;                                                        \
                                 o_.x = pk_.x, o_.y = pk_.y, o_.z = pk_.z, o_.w = pk_.w;          \
                                 *(uint4 *)((unsigned char *)(P).out +                            \
@@ -838,7 +818,7 @@ static __device__ __forceinline__ gconv_impl_igemm_u4 gconv_impl_fused_bits16(un
                                                                     jj_ + x_ < (P).GK)           \
                         v_[x_] = gconv_impl_dev_load((dt), (P).w1,                               \
                                                      (int64_t)k1_ * (P).GK + jj_ + x_);          \
-                    gconv_impl_igemm_st_shared16(dst_, gconv_impl_fused_pack(v_, (dt)));         \
+                    gconv_impl_igemm_st_shared16(dst_, gconv_impl_igemm_pack16(v_, (dt)));         \
                 }                                                                                \
             }                                                                                    \
             gconv_impl_igemm_cp_commit();                                                        \
@@ -893,7 +873,7 @@ static __device__ __forceinline__ gconv_impl_igemm_u4 gconv_impl_fused_bits16(un
                         }                                                                        \
                         gconv_impl_igemm_st_shared16(sa_ +                                       \
                                                          gconv_impl_igemm_chunk_off(r_, q_, cpr_), \
-                                                     gconv_impl_fused_pack(a_, (dt)));           \
+                                                     gconv_impl_igemm_pack16(a_, (dt)));           \
                     }                                                                            \
                 }                                                                                \
             } else {                                                                             \

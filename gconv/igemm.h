@@ -819,6 +819,26 @@ static __device__ __forceinline__ unsigned gconv_impl_igemm_to_bits(float v, gco
     return gconv_impl_from_float_bf16(v).bits;
 }
 
+/* 16 bytes of type dt from floats: v[0..3] for fp32, v[0..7] for fp16 / bf16. */
+static __device__ __forceinline__ gconv_impl_igemm_u4 gconv_impl_igemm_pack16(const float *v,
+                                                                              gconv_dtype dt)
+{
+    gconv_impl_igemm_u4 r;
+    if (dt == GCONV_F32) {
+        r.x = __float_as_uint(v[0]), r.y = __float_as_uint(v[1]);
+        r.z = __float_as_uint(v[2]), r.w = __float_as_uint(v[3]);
+    } else {
+        unsigned b[8];
+        int e;
+#pragma unroll
+        for (e = 0; e < 8; e++)
+            b[e] = gconv_impl_igemm_to_bits(v[e], dt);
+        r.x = b[0] | (b[1] << 16), r.y = b[2] | (b[3] << 16);
+        r.z = b[4] | (b[5] << 16), r.w = b[6] | (b[7] << 16);
+    }
+    return r;
+}
+
 /* Store n raw elements (bits in w[], fp32 whole words or 16-bit in the low halves) to shared
  * memory at row r, elements e0..e0+n-1 of a swizzled [rows][cpr] tile. n * esize is a
  * multiple of 2 bytes; pieces of up to 16 bytes never cross a chunk because e0 is a multiple

@@ -169,6 +169,11 @@ typedef struct gconv_impl_ws_params {
     CUtensorMap tb; /* B: tiled map of the weights as [G * K][Kg], 64 x BN boxes */
     gconv_impl_fwd_params P;
     int rank, cbase, nbase;
+    /* the built-in epilogue's D tensors all take 16-byte loads (gconv_impl_ws_store_d): each
+     * either in the output's layout (read at the output's offset) or, bit i of dbias, a
+     * per-channel vector broadcast over n, d, h, w (a bias: read at g * its g stride + k) */
+    int dfast;
+    unsigned dbias;
 } gconv_impl_ws_params;
 #endif
 
@@ -308,6 +313,40 @@ static __device__ __forceinline__ void gconv_impl_ws_stage_acc(const float *acc,
         }
 }
 
+/* Eight staged fp32 values at p (16-byte aligned) into v. */
+static __device__ __forceinline__ void gconv_impl_ws_ld8(const float *p, float *v)
+{
+    const float4 a = *(const float4 *)p, b = *(const float4 *)(p + 4);
+    v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
+    v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
+}
+
+/* Store 16 bytes (a gconv_impl_igemm_pack16 result) to global memory at p. */
+static __device__ __forceinline__ void gconv_impl_ws_st16(void *p, gconv_impl_igemm_u4 v)
+{
+    *(uint4 *)p = make_uint4(v.x, v.y, v.z, v.w);
+}
+
+/* Eight 16-bit elements of type dt (f16 / bf16) as floats. */
+static __device__ __forceinline__ void gconv_impl_ws_unpack8(uint4 u, gconv_dtype dt, float *v)
+{
+    const unsigned w[4] = {u.x, u.y, u.z, u.w};
+    int i;
+#pragma unroll
+    for (i = 0; i < 8; i++) {
+        const unsigned short b = (unsigned short)(w[i >> 1] >> (16 * (i & 1)));
+        if (dt == GCONV_F16) {
+            gconv_f16 h;
+            h.bits = b;
+            v[i] = gconv_impl_to_float_f16(h);
+        } else {
+            gconv_bf16 h;
+            h.bits = b;
+            v[i] = gconv_impl_to_float_bf16(h);
+        }
+    }
+}
+
 /* Row r of the tile (threads r < bm, one row each): its output offset in the elements of the
  * output (group g's channel 0; -1 past M) and its n, d, h, w, as tab[r], tab[bm + r], ...
  * tab[4 bm + r]; the store then does no index maths. */
@@ -326,6 +365,74 @@ static __device__ __forceinline__ void gconv_impl_ws_row_table(const gconv_impl_
         tab[r] = ob, tab[bm + r] = n, tab[2 * bm + r] = d, tab[3 * bm + r] = h;
         tab[4 * bm + r] = w;
     }
+}
+
+/* The built-in epilogue with D tensors, where W->dfast: as gconv_impl_ws_store, but the op is
+ * computed here, 8 columns at a time: alpha * acc + sum of beta_i * D_i (one 16-byte load per
+ * D tensor, at the output's offset or, for a bias, at g * its g stride + k), then the
+ * activation, chosen once per chunk. out_vec holds (K % 8 == 0), so a chunk is all inside K or
+ * all outside. The first D tensor's vectors for all of a thread's rows (bm / rows per pass: 8
+ * or 16) are loaded before any store: the compiler may not move a load above a store that
+ * could alias it, and one DRAM round trip per row cost ~10 us on the 100x100 dense layer. */
+static __device__ __forceinline__ void gconv_impl_ws_store_d(const gconv_impl_ws_params *W,
+                                                             const float *cs, const int *tab,
+                                                             const int bm, const int bn,
+                                                             gconv_dtype dt, int g, int n0)
+{
+    const gconv_impl_fwd_params *P = &W->P;
+    const gconv_epilogue *e = &P->epi;
+    const int cr = bn / 8, rpp = GCONV_IMPL_WS_CONSUMERS / cr, ld = bn + GCONV_IMPL_CPAD;
+    const int nr = bm / rpp; /* rows per thread: 8 or 16 */
+    const int tid = (int)threadIdx.x, ch = tid % cr, k0 = n0 + ch * 8, r0 = tid / cr;
+    uint4 dv[16];
+    int ri;
+    if (k0 >= P->K)
+        return;
+#pragma unroll
+    for (ri = 0; ri < 16; ri++)
+        if (ri < nr) {
+            const int ob = tab[r0 + ri * rpp];
+            const int64_t off = (W->dbias & 1u) ? (int64_t)g * e->d[0].strides.g + k0
+                                                : (int64_t)ob + k0;
+            dv[ri] = make_uint4(0u, 0u, 0u, 0u);
+            if (ob >= 0)
+                dv[ri] = *(const uint4 *)((const unsigned short *)e->d[0].data + off);
+        }
+#pragma unroll
+    for (ri = 0; ri < 16; ri++)
+        if (ri < nr) {
+            const int r = r0 + ri * rpp, ob = tab[r];
+            float y[8], d[8];
+            int i, j;
+            if (ob < 0)
+                break; /* rows past M are the tile's last */
+            gconv_impl_ws_ld8(&cs[r * ld + ch * 8], y);
+            gconv_impl_ws_unpack8(dv[ri], dt, d);
+#pragma unroll
+            for (i = 0; i < 8; i++)
+                y[i] = e->alpha * y[i] + e->beta[0] * d[i];
+            for (j = 1; j < e->num_d && j < GCONV_MAX_D; j++) {
+                const int64_t off = ((W->dbias >> j) & 1u)
+                                        ? (int64_t)g * e->d[j].strides.g + k0
+                                        : (int64_t)ob + k0;
+                gconv_impl_ws_unpack8(
+                    *(const uint4 *)((const unsigned short *)e->d[j].data + off), dt, d);
+#pragma unroll
+                for (i = 0; i < 8; i++)
+                    y[i] += e->beta[j] * d[i];
+            }
+            if (e->act.kind == GCONV_ACT_RELU) {
+#pragma unroll
+                for (i = 0; i < 8; i++)
+                    y[i] = y[i] > 0.0f ? y[i] : 0.0f;
+            } else if (e->act.kind == GCONV_ACT_CLAMP) {
+#pragma unroll
+                for (i = 0; i < 8; i++)
+                    y[i] = y[i] < e->act.lo ? e->act.lo : y[i] > e->act.hi ? e->act.hi : y[i];
+            }
+            gconv_impl_ws_st16((unsigned short *)P->out + ob + k0,
+                               gconv_impl_igemm_pack16(y, dt));
+        }
 }
 
 /* Store the staged fp32 tile cs (bm x bn, ld = bn + CPAD floats a row) through the epilogue:
@@ -347,45 +454,32 @@ static __device__ __forceinline__ void gconv_impl_ws_store(const gconv_impl_fwd_
     int r;
     for (r = tid / cr; r < bm; r += rpp) {
         const int ob = tab[r];
-        float v[8];
-        unsigned bits[8];
+        float v[8], y[8];
         int i;
         if (ob < 0)
             break; /* rows past M are the tile's last */
-        {
-            const float4 a = *(const float4 *)&cs[r * ld + ch * 8];
-            const float4 b = *(const float4 *)&cs[r * ld + ch * 8 + 4];
-            v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
-            v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
-        }
+        gconv_impl_ws_ld8(&cs[r * ld + ch * 8], v);
         if (k0 + 8 <= P->K) {
 #pragma unroll
             for (i = 0; i < 8; i++)
-                bits[i] = gconv_impl_igemm_to_bits(epi(e, dt, v[i], g, tab[bm + r], k0 + i,
-                                                       tab[2 * bm + r], tab[3 * bm + r],
-                                                       tab[4 * bm + r]),
-                                                   dt);
+                y[i] = epi(e, dt, v[i], g, tab[bm + r], k0 + i, tab[2 * bm + r], tab[3 * bm + r],
+                           tab[4 * bm + r]);
         } else {
 #pragma unroll
             for (i = 0; i < 8; i++)
-                bits[i] = k0 + i < P->K
-                              ? gconv_impl_igemm_to_bits(epi(e, dt, v[i], g, tab[bm + r],
-                                                             k0 + i, tab[2 * bm + r],
-                                                             tab[3 * bm + r], tab[4 * bm + r]),
-                                                         dt)
-                              : 0u;
+                y[i] = k0 + i < P->K ? epi(e, dt, v[i], g, tab[bm + r], k0 + i, tab[2 * bm + r],
+                                           tab[3 * bm + r], tab[4 * bm + r])
+                                     : 0.0f;
         }
         if (vec) {
-            uint4 u;
-            u.x = bits[0] | (bits[1] << 16), u.y = bits[2] | (bits[3] << 16);
-            u.z = bits[4] | (bits[5] << 16), u.w = bits[6] | (bits[7] << 16);
-            *(uint4 *)((unsigned short *)P->out + ob + k0) = u;
+            gconv_impl_ws_st16((unsigned short *)P->out + ob + k0,
+                               gconv_impl_igemm_pack16(y, dt));
         } else {
 #pragma unroll
             for (i = 0; i < 8; i++)
                 if (k0 + i < P->K)
                     ((unsigned short *)P->out)[ob + (k0 + i) * (int)P->so.c] =
-                        (unsigned short)bits[i];
+                        (unsigned short)gconv_impl_igemm_to_bits(y[i], dt);
         }
     }
 }
@@ -527,6 +621,8 @@ static __device__ __forceinline__ void gconv_impl_ws_fwd_body(const gconv_impl_w
                 } else {
                     gconv_impl_ws_store(P, &e0, cs, tab, bm, bn, dt, g, n0, epi);
                 }
+            } else if (W->dfast && epi == gconv_impl_epilogue_apply) {
+                gconv_impl_ws_store_d(W, cs, tab, bm, bn, dt, g, n0);
             } else {
                 gconv_impl_ws_store(P, &P->epi, cs, tab, bm, bn, dt, g, n0, epi);
             }
@@ -697,8 +793,24 @@ static inline int gconv_impl_ws_plan(gconv_impl_ws_params *W, const gconv_impl_f
     const int64_t N = opix > 0 ? P->M / opix : 0;
     cuuint64_t bdim[2], bstr[1];
     cuuint32_t box[2];
+    int i;
     memset(W, 0, sizeof *W);
     W->P = *P;
+    /* D tensors for the vector epilogue: 16-byte aligned, channel stride 1, and either the
+     * output's strides or broadcast over n, d, h, w (with a g stride that keeps 16 bytes) */
+    W->dfast = P->out_vec && P->so.c == 1;
+    for (i = 0; i < P->epi.num_d && i < GCONV_MAX_D; i++) {
+        const gconv_act_strides *sd = &P->epi.d[i].strides;
+        const int same = sd->g == P->so.g && sd->n == P->so.n && sd->c == P->so.c &&
+                         sd->s[0] == P->so.s[0] && sd->s[1] == P->so.s[1] &&
+                         sd->s[2] == P->so.s[2];
+        const int bias = sd->n == 0 && sd->s[0] == 0 && sd->s[1] == 0 && sd->s[2] == 0 &&
+                         sd->c == 1 && sd->g % 8 == 0;
+        if ((uintptr_t)P->epi.d[i].data % 16 != 0 || (!same && !bias))
+            W->dfast = 0;
+        if (!same && bias)
+            W->dbias |= 1u << i;
+    }
     if (P->sw.c != 1 || P->sw.g != (int64_t)P->K * P->sw.k || P->sw.k < P->Kg)
         return 0;
     if (!gconv_impl_ws_im2col(&W->ta, dt, P->in, &P->si, P->in_sp, P->out_sp, P->flt, P->str,
