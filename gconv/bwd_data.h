@@ -412,7 +412,6 @@ typedef struct gconv_impl_bwdd_phase {
 typedef struct gconv_impl_bwdd_wpre_params {
     int G, K, C;
     int f[3], dil[3], pad[3];
-    int64_t total; /* G*K*C*taps */
     gconv_wei_strides sw;
     gconv_impl_bwdd_phase ph;
 } gconv_impl_bwdd_wpre_params;
@@ -954,7 +953,6 @@ enum {
         wp_.G = p->G, wp_.K = p->K, wp_.C = p->C;                                                \
         for (i_ = 0; i_ < 3; i_++)                                                               \
             wp_.f[i_] = p->filter[i_], wp_.dil[i_] = p->dilation[i_], wp_.pad[i_] = p->pad_lo[i_]; \
-        wp_.total = gconv_wei_elems(p);                                                          \
         wp_.sw = gconv_weight_strides(p);                                                        \
         hipLaunchKernelGGL(name##_wpre,                                                          \
                            dim3(gconv_impl_bwdd_grid((long long)gconv_impl_bwdd_wpre_tiles(&wp_), 1)), \
@@ -1126,7 +1124,6 @@ static inline int gconv_impl_bwdd_kind(const gconv_problem *p, gconv_dtype t, in
         wp_.G = p->G, wp_.K = p->K, wp_.C = p->C;                                                \
         for (i_ = 0; i_ < 3; i_++)                                                               \
             wp_.f[i_] = p->filter[i_], wp_.dil[i_] = p->dilation[i_], wp_.pad[i_] = p->pad_lo[i_]; \
-        wp_.total = gconv_wei_elems(p);                                                          \
         wp_.sw = gconv_weight_strides(p);                                                        \
         hipLaunchKernelGGL(name##_wpre,                                                          \
                            dim3(gconv_impl_bwdd_grid((long long)gconv_impl_bwdd_wpre_tiles(&wp_), 1)), \

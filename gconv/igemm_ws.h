@@ -321,30 +321,19 @@ static __device__ __forceinline__ void gconv_impl_ws_ld8(const float *p, float *
     v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
 }
 
+/* Load 16 bytes from global memory at p (elements for gconv_impl_igemm_u4_elem). */
+static __device__ __forceinline__ gconv_impl_igemm_u4 gconv_impl_ws_ld16(const void *p)
+{
+    const uint4 q = *(const uint4 *)p;
+    gconv_impl_igemm_u4 v;
+    v.x = q.x, v.y = q.y, v.z = q.z, v.w = q.w;
+    return v;
+}
+
 /* Store 16 bytes (a gconv_impl_igemm_pack16 result) to global memory at p. */
 static __device__ __forceinline__ void gconv_impl_ws_st16(void *p, gconv_impl_igemm_u4 v)
 {
     *(uint4 *)p = make_uint4(v.x, v.y, v.z, v.w);
-}
-
-/* Eight 16-bit elements of type dt (f16 / bf16) as floats. */
-static __device__ __forceinline__ void gconv_impl_ws_unpack8(uint4 u, gconv_dtype dt, float *v)
-{
-    const unsigned w[4] = {u.x, u.y, u.z, u.w};
-    int i;
-#pragma unroll
-    for (i = 0; i < 8; i++) {
-        const unsigned short b = (unsigned short)(w[i >> 1] >> (16 * (i & 1)));
-        if (dt == GCONV_F16) {
-            gconv_f16 h;
-            h.bits = b;
-            v[i] = gconv_impl_to_float_f16(h);
-        } else {
-            gconv_bf16 h;
-            h.bits = b;
-            v[i] = gconv_impl_to_float_bf16(h);
-        }
-    }
 }
 
 /* Row r of the tile (threads r < bm, one row each): its output offset in the elements of the
@@ -384,7 +373,7 @@ static __device__ __forceinline__ void gconv_impl_ws_store_d(const gconv_impl_ws
     const int cr = bn / 8, rpp = GCONV_IMPL_WS_CONSUMERS / cr, ld = bn + GCONV_IMPL_CPAD;
     const int nr = bm / rpp; /* rows per thread: 8 or 16 */
     const int tid = (int)threadIdx.x, ch = tid % cr, k0 = n0 + ch * 8, r0 = tid / cr;
-    uint4 dv[16];
+    gconv_impl_igemm_u4 dv[16];
     int ri;
     if (k0 >= P->K)
         return;
@@ -394,32 +383,31 @@ static __device__ __forceinline__ void gconv_impl_ws_store_d(const gconv_impl_ws
             const int ob = tab[r0 + ri * rpp];
             const int64_t off = (W->dbias & 1u) ? (int64_t)g * e->d[0].strides.g + k0
                                                 : (int64_t)ob + k0;
-            dv[ri] = make_uint4(0u, 0u, 0u, 0u);
+            dv[ri].x = dv[ri].y = dv[ri].z = dv[ri].w = 0u; /* rows past M: not used */
             if (ob >= 0)
-                dv[ri] = *(const uint4 *)((const unsigned short *)e->d[0].data + off);
+                dv[ri] = gconv_impl_ws_ld16((const unsigned short *)e->d[0].data + off);
         }
 #pragma unroll
     for (ri = 0; ri < 16; ri++)
         if (ri < nr) {
             const int r = r0 + ri * rpp, ob = tab[r];
-            float y[8], d[8];
+            float y[8];
             int i, j;
             if (ob < 0)
                 break; /* rows past M are the tile's last */
             gconv_impl_ws_ld8(&cs[r * ld + ch * 8], y);
-            gconv_impl_ws_unpack8(dv[ri], dt, d);
 #pragma unroll
             for (i = 0; i < 8; i++)
-                y[i] = e->alpha * y[i] + e->beta[0] * d[i];
+                y[i] = e->alpha * y[i] + e->beta[0] * gconv_impl_igemm_u4_elem(dv[ri], i, dt);
             for (j = 1; j < e->num_d && j < GCONV_MAX_D; j++) {
                 const int64_t off = ((W->dbias >> j) & 1u)
                                         ? (int64_t)g * e->d[j].strides.g + k0
                                         : (int64_t)ob + k0;
-                gconv_impl_ws_unpack8(
-                    *(const uint4 *)((const unsigned short *)e->d[j].data + off), dt, d);
+                const gconv_impl_igemm_u4 dj =
+                    gconv_impl_ws_ld16((const unsigned short *)e->d[j].data + off);
 #pragma unroll
                 for (i = 0; i < 8; i++)
-                    y[i] += e->beta[j] * d[i];
+                    y[i] += e->beta[j] * gconv_impl_igemm_u4_elem(dj, i, dt);
             }
             if (e->act.kind == GCONV_ACT_RELU) {
 #pragma unroll
@@ -438,9 +426,10 @@ static __device__ __forceinline__ void gconv_impl_ws_store_d(const gconv_impl_ws
 /* Store the staged fp32 tile cs (bm x bn, ld = bn + CPAD floats a row) through the epilogue:
  * the 256 consumer threads take 8 consecutive columns of a row each (two 16-byte shared
  * loads, one 16-byte global store where out_vec allows and the 8 columns are inside K),
- * rows from the table of gconv_impl_ws_row_table. e: the epilogue; with plain = 1 a copy
- * whose num_d is the constant 0 (no D tensor loads are compiled, and for the built-in op the
- * coordinates are dead: a plain store is a multiply, the activation and a convert). */
+ * rows from the table of gconv_impl_ws_row_table. e: the epilogue, or (no D tensors) the
+ * caller's copy of it whose num_d and activation kind are constants (no D tensor loads are
+ * compiled, and for the built-in op the coordinates are dead: a plain store is a multiply,
+ * at most a max and a convert). */
 static __device__ __forceinline__ void gconv_impl_ws_store(const gconv_impl_fwd_params *P,
                                                            const gconv_epilogue *e,
                                                            const float *cs, const int *tab,
