@@ -888,7 +888,11 @@ static const gt_edge gt_ws_problems[] = {
  * GPU); without it these problems take the engine kernels, still checked. */
 static int gt_ws_in_binary(void)
 {
+#if GCONV_IMPL_FWD_WS /* the readiness functions exist only where the kernel can be built */
     const int in = fwd_f16_nhwgc_ws_ready() && fwd_bf16_gnhwc_ws_ready();
+#else
+    const int in = 0;
+#endif
     cr_log_info("warp-specialised kernel %s", in ? "in this binary: these problems run on it"
                                                  : "not in this binary (needs an sm_90a build "
                                                    "on a Hopper GPU): the engine runs instead");
