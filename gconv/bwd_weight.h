@@ -181,6 +181,8 @@ typedef struct gconv_impl_bww_params {
     int64_t total; /* G * K * Ncol: elements of d_wei */
     int splits, mode;
     int fl;          /* finalize: lanes per element (1 or 32) */
+    int fv;          /* finalize: the four-element kernel (set at launch: fl 1, atomics or
+                      * at most 8 slabs, total a multiple of 4, 16-byte aligned workspace) */
     int mt, nt, ktc; /* GEMM: tiles along K and Ncol, k-tiles per split */
     int cl, cb, tchunks; /* DW: channel lanes per block, channel blocks, tap chunks */
     int dwr;             /* DWR kernel: its stride (1 or 2), 0 = the DW kernel */
@@ -305,6 +307,56 @@ static __device__ __forceinline__ void gconv_impl_bww_emit4(const gconv_impl_bww
 #endif
 }
 
+/* Final values of the four flat d_wei elements i .. i + 3 (i a multiple of 4): one 8- or
+ * 16-byte store where d_wei is packed (GKYXC) and aligned for it, else element by element. */
+static __device__ __forceinline__ void gconv_impl_bww_final4(const gconv_impl_bww_params *P,
+                                                             int64_t i, float4 v)
+{
+    const int esz = P->tout == GCONV_F32 ? 4 : 2;
+    if (P->wflat && (uintptr_t)P->dwei % (4u * (unsigned)esz) == 0) {
+        float o[4];
+        int e;
+        o[0] = P->alpha * v.x, o[1] = P->alpha * v.y, o[2] = P->alpha * v.z, o[3] = P->alpha * v.w;
+        if (esz == 4) {
+            float4 *d = (float4 *)P->dwei + i / 4;
+            if (P->beta != 0.0f) {
+                const float4 old = *d;
+                o[0] += P->beta * old.x, o[1] += P->beta * old.y;
+                o[2] += P->beta * old.z, o[3] += P->beta * old.w;
+            }
+            *d = make_float4(o[0], o[1], o[2], o[3]);
+        } else {
+            uint2 *d = (uint2 *)P->dwei + i / 4;
+            unsigned b[4];
+            if (P->beta != 0.0f) {
+                const uint2 old = *d;
+                const unsigned ow[4] = {old.x & 0xffffu, old.x >> 16, old.y & 0xffffu, old.y >> 16};
+#pragma unroll
+                for (e = 0; e < 4; e++) {
+                    float f;
+                    if (P->tout == GCONV_F16) {
+                        gconv_f16 h;
+                        h.bits = (uint16_t)ow[e];
+                        f = gconv_impl_to_float_f16(h);
+                    } else {
+                        f = __uint_as_float(ow[e] << 16);
+                    }
+                    o[e] += P->beta * f;
+                }
+            }
+#pragma unroll
+            for (e = 0; e < 4; e++)
+                b[e] = gconv_impl_igemm_to_bits(o[e], P->tout);
+            *d = make_uint2(b[0] | (b[1] << 16), b[2] | (b[3] << 16));
+        }
+        return;
+    }
+    gconv_impl_bww_final(P, i, v.x);
+    gconv_impl_bww_final(P, i + 1, v.y);
+    gconv_impl_bww_final(P, i + 2, v.z);
+    gconv_impl_bww_final(P, i + 3, v.w);
+}
+
 /* Finalize: the sum over splits (atomics: already summed; slabs: in split order), epilogue,
  * conversion. Thread tid = e * L + l (L = P->fl lanes per element, 1 or 32) sums slabs
  * l, l + L, ... of element base + e in order; lane 0 then adds the L lane sums in lane order.
@@ -340,6 +392,30 @@ static __device__ __forceinline__ void gconv_impl_bww_finalize_body(const gconv_
         }
         if (l == 0 && i < P->total)
             gconv_impl_bww_final(P, i, v);
+    }
+}
+
+/* The finalize kernel's vector form (P->fv): four consecutive elements a thread, 16-byte
+ * loads, the slabs summed in split order as above (the one-element form keeps one 4-byte load
+ * per slab in flight a thread and was latency-bound on the dense layers' millions of
+ * elements). A kernel of its own: in the same kernel as the scalar form it raised that
+ * form's registers, and the many-slab BWH reductions ran 10 % slower. */
+static __device__ __forceinline__ void gconv_impl_bww_finalize4_body(const gconv_impl_bww_params *P)
+{
+    const float4 *w = (const float4 *)P->ws;
+    const int64_t nq = P->total / 4;
+    const int S = P->mode == GCONV_IMPL_BWW_ATOMIC ? 1 : P->splits;
+    int64_t q;
+    for (q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; q < nq;
+         q += (int64_t)gridDim.x * blockDim.x) {
+        float4 v = w[q];
+        int s;
+#pragma unroll 4
+        for (s = 1; s < S; s++) {
+            const float4 x = w[(int64_t)s * nq + q];
+            v.x += x.x, v.y += x.y, v.z += x.z, v.w += x.w;
+        }
+        gconv_impl_bww_final4(P, q * 4, v);
     }
 }
 
@@ -2416,21 +2492,31 @@ static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
 /* Run the finalize kernel when the plan has one, and return (a statement). */
 #define GCONV_IMPL_BWW_FINISH(fin, P, stream, why, len)                                          \
     do {                                                                                         \
+        (P)->fv = (P)->fl == 1 && ((P)->mode == GCONV_IMPL_BWW_ATOMIC || (P)->splits <= 8) &&   \
+                  (P)->total % 4 == 0 && ((uintptr_t)(P)->ws & 15u) == 0;                        \
         if ((P)->mode != GCONV_IMPL_BWW_DIRECT) {                                                \
-            const int64_t epb_ = 256 / (P)->fl;                                                  \
+            const int64_t epb_ = (P)->fv ? 1024 : 256 / (P)->fl;                                 \
             const int64_t nb_ = ((P)->total + epb_ - 1) / epb_;                                  \
-            hipLaunchKernelGGL(fin, dim3((unsigned)(nb_ < 8192 ? nb_ : 8192)), dim3(256), 0,     \
-                               stream, *(P));                                                    \
+            if ((P)->fv)                                                                         \
+                hipLaunchKernelGGL(fin##4, dim3((unsigned)(nb_ < 8192 ? nb_ : 8192)), dim3(256), \
+                                   0, stream, *(P));                                             \
+            else                                                                                 \
+                hipLaunchKernelGGL(fin, dim3((unsigned)(nb_ < 8192 ? nb_ : 8192)), dim3(256), 0, \
+                                   stream, *(P));                                                \
             return gconv_impl_bww_launched(why, len);                                            \
         }                                                                                        \
         return GCONV_OK;                                                                         \
     } while (0)
 
-/* Kernels shared by every instantiation kind: finalize. */
+/* Kernels shared by every instantiation kind: finalize (one element or four a thread). */
 #define GCONV_IMPL_BWW_FIN_KERNEL(name)                                                          \
     static __global__ void __launch_bounds__(256) name##_fin(gconv_impl_bww_params P)            \
     {                                                                                            \
         gconv_impl_bww_finalize_body(&P);                                                        \
+    }                                                                                            \
+    static __global__ void __launch_bounds__(256) name##_fin4(gconv_impl_bww_params P)           \
+    {                                                                                            \
+        gconv_impl_bww_finalize4_body(&P);                                                       \
     }
 
 /* The direct kernels (NHWGC instantiations only). */
