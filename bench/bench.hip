@@ -1335,6 +1335,13 @@ int main(int argc, char **argv)
         return 1;
     }
     bench_environment();
+#if BENCH_HAVE_GCONV_FWD
+    /* tuning knob: BENCH_DW_TPS=n aims the depthwise DW3 split (forward, and backward data's
+     * stride-1 view) at n work items per SM (library-internal gconv_impl_dw3_tps; 0 = the
+     * built-in value) */
+    if (getenv("BENCH_DW_TPS"))
+        gconv_impl_dw3_tps = atoi(getenv("BENCH_DW_TPS"));
+#endif
 #if BENCH_HAVE_CUDNN
     if (cudnnCreate(&g_dnn) != CUDNN_STATUS_SUCCESS || cudnnSetStream(g_dnn, g_stream) != CUDNN_STATUS_SUCCESS) {
         fprintf(stderr, "cudnnCreate failed\n");

@@ -1226,8 +1226,8 @@ static inline int gconv_impl_is_nhwgc(const gconv_problem *p)
 }
 
 /* DW3 parameters for tw output columns per thread, aiming at threads_per_sm work items per
- * multiprocessor (the instantiated kernels use the GCONV_DIRECT_DW_* values; tests pass others
- * to their own instantiations, e.g. 1 to make every item roll down the whole image). */
+ * multiprocessor (the instantiated kernels use the GCONV_DIRECT_DW_* values; the benchmark's
+ * sweeps pass others through gconv_impl_dw3_tps). */
 static inline int gconv_impl_plan_dw3_ex(const gconv_problem *p, int es, const void *in,
                                          const void *wei, const void *out,
                                          const gconv_epilogue *epi, int tw, int pd,
@@ -1264,13 +1264,24 @@ static inline int gconv_impl_plan_dw3_ex(const gconv_problem *p, int es, const v
     d->cvs = p->G / vec;
     d->wts = (Wo + tw - 1) / tw;
     /* split the height into runs of rh rows only as far as the GPU needs work items: each run
-     * reloads the Y - SH rows above it, so long runs move fewer bytes */
+     * reloads the Y - SH rows above it, so long runs move fewer bytes. Where that leaves runs
+     * of under 4 rows (small images: a run of 2 or 3 rows reads 1.7-2x its input), runs of up
+     * to 7 rows instead, as long as every SM keeps 256 items (H100, bench/NOTES.md: 8-12 %
+     * faster on the 28x28, 14x14 and 7x7 depthwise layers; capping every layer's runs at 7 rows
+     * lost 3-5 % on 112x112 and 56x56 stride 2, whose runs were 4-6 rows) */
     nd = (long long)p->N * p->in[0];
     base = nd * d->cvs * d->wts;
     target = (long long)sm * threads_per_sm;
     chunks = base >= target ? 1 : (target + base - 1) / base;
     if (chunks > Ho)
         chunks = Ho;
+    if ((Ho + chunks - 1) / chunks < 4) {
+        const long long few = ((long long)sm * 256 + base - 1) / base;
+        const long long c7 = (Ho + 6) / 7;
+        const long long c = c7 > few ? c7 : few;
+        if (c < chunks)
+            chunks = c;
+    }
     d->rh = (int)((Ho + chunks - 1) / chunks);
     d->hchunks = (Ho + d->rh - 1) / d->rh;
     d->wei_vec = gconv_impl_ptr_aligned(wei, 16);
@@ -1301,6 +1312,10 @@ static inline int gconv_impl_plan_dw3_ex(const gconv_problem *p, int es, const v
     return 1;
 }
 
+/* Tuning hook: work items aimed at per SM by the DW3 split (0: GCONV_DIRECT_DW_THREADS_PER_SM).
+ * One per translation unit; the benchmark sets it for sweeps. */
+static int gconv_impl_dw3_tps __attribute__((unused)) = 0;
+
 static inline int gconv_impl_plan_dw3(const gconv_problem *p, int es, const void *in,
                                       const void *wei, const void *out,
                                       const gconv_epilogue *epi, gconv_impl_direct_plan *pl)
@@ -1311,7 +1326,9 @@ static inline int gconv_impl_plan_dw3(const gconv_problem *p, int es, const void
     const int narrow = s1 && epi->num_d == 0 && wo % 4 == 2;
     const int tw = narrow ? 2 : s1 ? GCONV_DIRECT_DW_TW1 : GCONV_DIRECT_DW_TW2;
     if (!gconv_impl_plan_dw3_ex(p, es, in, wei, out, epi, tw, GCONV_DIRECT_DW_PD,
-                                GCONV_DIRECT_DW_THREADS_PER_SM, pl))
+                                gconv_impl_dw3_tps > 0 ? gconv_impl_dw3_tps
+                                                       : GCONV_DIRECT_DW_THREADS_PER_SM,
+                                pl))
         return 0;
     if (narrow)
         pl->variant = 7;
