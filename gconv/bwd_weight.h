@@ -181,8 +181,6 @@ typedef struct gconv_impl_bww_params {
     int64_t total; /* G * K * Ncol: elements of d_wei */
     int splits, mode;
     int fl;          /* finalize: lanes per element (1 or 32) */
-    int fv;          /* finalize: the four-element kernel (set at launch: fl 1, atomics or
-                      * at most 8 slabs, total a multiple of 4, 16-byte aligned workspace) */
     int mt, nt, ktc; /* GEMM: tiles along K and Ncol, k-tiles per split */
     int cl, cb, tchunks; /* DW: channel lanes per block, channel blocks, tap chunks */
     int dwr;             /* DWR kernel: its stride (1 or 2), 0 = the DW kernel */
@@ -314,40 +312,30 @@ static __device__ __forceinline__ void gconv_impl_bww_final4(const gconv_impl_bw
 {
     const int esz = P->tout == GCONV_F32 ? 4 : 2;
     if (P->wflat && (uintptr_t)P->dwei % (4u * (unsigned)esz) == 0) {
+        /* the old values as the first 4 or 8 bytes of a 16-byte chunk (elements 0..3) */
+        gconv_impl_igemm_u4 old;
         float o[4];
         int e;
         o[0] = P->alpha * v.x, o[1] = P->alpha * v.y, o[2] = P->alpha * v.z, o[3] = P->alpha * v.w;
-        if (esz == 4) {
-            float4 *d = (float4 *)P->dwei + i / 4;
-            if (P->beta != 0.0f) {
-                const float4 old = *d;
-                o[0] += P->beta * old.x, o[1] += P->beta * old.y;
-                o[2] += P->beta * old.z, o[3] += P->beta * old.w;
-            }
-            *d = make_float4(o[0], o[1], o[2], o[3]);
-        } else {
-            uint2 *d = (uint2 *)P->dwei + i / 4;
-            unsigned b[4];
-            if (P->beta != 0.0f) {
-                const uint2 old = *d;
-                const unsigned ow[4] = {old.x & 0xffffu, old.x >> 16, old.y & 0xffffu, old.y >> 16};
-#pragma unroll
-                for (e = 0; e < 4; e++) {
-                    float f;
-                    if (P->tout == GCONV_F16) {
-                        gconv_f16 h;
-                        h.bits = (uint16_t)ow[e];
-                        f = gconv_impl_to_float_f16(h);
-                    } else {
-                        f = __uint_as_float(ow[e] << 16);
-                    }
-                    o[e] += P->beta * f;
-                }
+        if (P->beta != 0.0f) {
+            if (esz == 4) {
+                old = gconv_impl_igemm_ld_global16((const float *)P->dwei + i);
+            } else {
+                const uint2 h = *((const uint2 *)P->dwei + i / 4);
+                old.x = h.x, old.y = h.y, old.z = old.w = 0u;
             }
 #pragma unroll
             for (e = 0; e < 4; e++)
+                o[e] += P->beta * gconv_impl_igemm_u4_elem(old, e, P->tout);
+        }
+        if (esz == 4) {
+            *((float4 *)P->dwei + i / 4) = make_float4(o[0], o[1], o[2], o[3]);
+        } else {
+            unsigned b[4];
+#pragma unroll
+            for (e = 0; e < 4; e++)
                 b[e] = gconv_impl_igemm_to_bits(o[e], P->tout);
-            *d = make_uint2(b[0] | (b[1] << 16), b[2] | (b[3] << 16));
+            *((uint2 *)P->dwei + i / 4) = make_uint2(b[0] | (b[1] << 16), b[2] | (b[3] << 16));
         }
         return;
     }
@@ -395,12 +383,13 @@ static __device__ __forceinline__ void gconv_impl_bww_finalize_body(const gconv_
     }
 }
 
-/* The finalize kernel's vector form (P->fv): four consecutive elements a thread, 16-byte
- * loads, the slabs summed in split order as above (the one-element form keeps one 4-byte load
+/* The finalize kernel's vector form (where gconv_impl_bww_fin4): four consecutive elements a
+ * thread, 16-byte loads, the slabs summed in split order as above (the one-element form keeps one 4-byte load
  * per slab in flight a thread and was latency-bound on the dense layers' millions of
  * elements). A kernel of its own: in the same kernel as the scalar form it raised that
  * form's registers, and the many-slab BWH reductions ran 11-17 % slower. */
-static __device__ __forceinline__ void gconv_impl_bww_finalize4_body(const gconv_impl_bww_params *P)
+static __device__ __forceinline__ void
+gconv_impl_bww_finalize4_body(const gconv_impl_bww_params *P)
 {
     const float4 *w = (const float4 *)P->ws;
     const int64_t nq = P->total / 4;
@@ -2489,15 +2478,23 @@ static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
         GCONV_IMPL_BWW_FINISH(fin, &(P), stream, why, len);                                      \
     } while (0)
 
+/* Whether the finalize of planned P runs the four-element kernel: one lane per element,
+ * atomics or at most 8 slabs (more slabs: the one-element kernel's 4x more threads win,
+ * bench/NOTES.md), whole quads, a 16-byte aligned workspace. */
+static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
+{
+    return P->fl == 1 && (P->mode == GCONV_IMPL_BWW_ATOMIC || P->splits <= 8) &&
+           P->total % 4 == 0 && ((uintptr_t)P->ws & 15u) == 0;
+}
+
 /* Run the finalize kernel when the plan has one, and return (a statement). */
 #define GCONV_IMPL_BWW_FINISH(fin, P, stream, why, len)                                          \
     do {                                                                                         \
-        (P)->fv = (P)->fl == 1 && ((P)->mode == GCONV_IMPL_BWW_ATOMIC || (P)->splits <= 8) &&   \
-                  (P)->total % 4 == 0 && ((uintptr_t)(P)->ws & 15u) == 0;                        \
         if ((P)->mode != GCONV_IMPL_BWW_DIRECT) {                                                \
-            const int64_t epb_ = (P)->fv ? 1024 : 256 / (P)->fl;                                 \
+            const int fv_ = gconv_impl_bww_fin4(P);                                              \
+            const int64_t epb_ = fv_ ? 1024 : 256 / (P)->fl;                                     \
             const int64_t nb_ = ((P)->total + epb_ - 1) / epb_;                                  \
-            if ((P)->fv)                                                                         \
+            if (fv_)                                                                             \
                 hipLaunchKernelGGL(fin##4, dim3((unsigned)(nb_ < 8192 ? nb_ : 8192)), dim3(256), \
                                    0, stream, *(P));                                             \
             else                                                                                 \

@@ -321,15 +321,6 @@ static __device__ __forceinline__ void gconv_impl_ws_ld8(const float *p, float *
     v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
 }
 
-/* Load 16 bytes from global memory at p (elements for gconv_impl_igemm_u4_elem). */
-static __device__ __forceinline__ gconv_impl_igemm_u4 gconv_impl_ws_ld16(const void *p)
-{
-    const uint4 q = *(const uint4 *)p;
-    gconv_impl_igemm_u4 v;
-    v.x = q.x, v.y = q.y, v.z = q.z, v.w = q.w;
-    return v;
-}
-
 /* Store 16 bytes (a gconv_impl_igemm_pack16 result) to global memory at p. */
 static __device__ __forceinline__ void gconv_impl_ws_st16(void *p, gconv_impl_igemm_u4 v)
 {
@@ -385,7 +376,7 @@ static __device__ __forceinline__ void gconv_impl_ws_store_d(const gconv_impl_ws
                                                 : (int64_t)ob + k0;
             dv[ri].x = dv[ri].y = dv[ri].z = dv[ri].w = 0u; /* rows past M: not used */
             if (ob >= 0)
-                dv[ri] = gconv_impl_ws_ld16((const unsigned short *)e->d[0].data + off);
+                dv[ri] = gconv_impl_igemm_ld_global16((const unsigned short *)e->d[0].data + off);
         }
 #pragma unroll
     for (ri = 0; ri < 16; ri++)
@@ -404,7 +395,7 @@ static __device__ __forceinline__ void gconv_impl_ws_store_d(const gconv_impl_ws
                                         ? (int64_t)g * e->d[j].strides.g + k0
                                         : (int64_t)ob + k0;
                 const gconv_impl_igemm_u4 dj =
-                    gconv_impl_ws_ld16((const unsigned short *)e->d[j].data + off);
+                    gconv_impl_igemm_ld_global16((const unsigned short *)e->d[j].data + off);
 #pragma unroll
                 for (i = 0; i < 8; i++)
                     y[i] += e->beta[j] * gconv_impl_igemm_u4_elem(dj, i, dt);
