@@ -86,11 +86,11 @@
  *         consumer warpgroups run wgmma on them as MN-major operands; tiles of 128 k x 128 or
  *         256 channels of one tap; splits from a cost model of rounds, stages and reduction
  *         traffic. Strides up to 8, dilation, asymmetric pads, 1D / 2D / 3D.
- *   BWH   (CUDA, fp16 / bf16, NHWGC, C = K in {8, 16}, or C = K = 4 with G even, stride 1,
+ *   BWH   (CUDA, fp16 / bf16, NHWGC, C = K in {8, 16, 32}, or C = K = 4 with G even, stride 1,
  *         1D / 2D, at most 10 taps, 16-byte aligned, automatic algorithm and split_k 0; taken
  *         ahead of TC, and for C = K = 4 ahead of FEWC) halo tiles on tensor cores: a
  *         persistent block walks units of R output rows x 64 channels, input rows with their
- *         halo and d_out rows in shared memory (double-buffered cp.async), ldmatrix.trans at
+ *         halo and d_out rows in shared memory (a ring of cp.async buffers), ldmatrix.trans at
  *         each lane's tap into mma.sync; its sums stay in registers across the units of a
  *         group chunk and are handed over as one slab per block (both modes). C = K = 4 runs in
  *         pair mode: two adjacent groups are one group of 8 channels (the same bytes in NHWGC),
@@ -1604,7 +1604,7 @@ static __device__ __forceinline__ void gconv_impl_bww_few4t_body(const gconv_imp
 }
 
 /* ---- BWH kernel: halo tiles on tensor cores (CUDA sm_80+, fp16 / bf16, NHWGC) ----------------
- * For few channels per group (C = K in {8, 16}: ResNeXt), stride 1, 1D / 2D, at most 10
+ * For few channels per group (C = K in {8, 16, 32}: ResNeXt), stride 1, 1D / 2D, at most 10
  * taps. The forward halo kernel's geometry (gconv/igemm_halo.h) read the other way round: a work
  * unit is R output rows of one image for a chunk of GB = 64 / C groups; shared memory holds the
  * unit's input rows with their halo (flattened to Wp = OW + (X - 1) * dw columns, so tap
@@ -1617,16 +1617,22 @@ static __device__ __forceinline__ void gconv_impl_bww_few4t_body(const gconv_imp
  * its rows' tap (8 rows j share a tap since C >= 8); B (16 pixels x 8 k) one x2.trans of d_out.
  * The accumulators live across units: warp w owns group w / WPG (WPG = C / 8 warps per group)
  * and MTW = 5 consecutive m-tiles of it (5 x 16 rows: 9 taps x C over WPG warps, a little
- * over), all N = K columns. The grid is persistent (units in order chunk, image, band: each
+ * over), all N = K columns; for C = K = 32 (NH = 2) two warps share each m-tile range, one per
+ * half of N, in a block of 16 warps (8 warps held 80 accumulators a thread and spilled). The
+ * grid is persistent (units in order chunk, image, band: each
  * block's range crosses few chunks); at the end of its range or of a chunk a block hands its
  * sums to gconv_impl_bww_emit as split "slab" = its rank among the blocks that share the chunk
  * (deterministic: each block's order is fixed, slabs are summed in order), the last such block
- * zero-filling the slabs no block of that chunk reached. Halo and d_out arrive by cp.async,
- * double-buffered: the next unit's copies run under this unit's math. */
+ * zero-filling the slabs no block of that chunk reached. Halo and d_out arrive by cp.async into
+ * a ring of S buffers (2; GCONV_IMPL_BWH_S32 for C = 32): the next S - 1 units' copies run under
+ * this unit's math. */
 
 #define GCONV_IMPL_BWH_MTW 5           /* m-tiles per warp */
 #define GCONV_IMPL_BWH_MAX_SMEM (110 * 1024)
 #define GCONV_IMPL_BWH_TARGET 128      /* virtual pixels per unit, at most */
+#ifndef GCONV_IMPL_BWH_S32
+#define GCONV_IMPL_BWH_S32 3           /* halo buffers of the C = K = 32 kernel (512 threads) */
+#endif
 #ifndef GCONV_IMPL_BWH_QPB
 #define GCONV_IMPL_BWH_QPB 16          /* k-steps per n-tile a block runs, at least */
 #endif
@@ -1637,6 +1643,7 @@ typedef struct gconv_impl_bwh_params {
     gconv_impl_halo_params ho; /* d_out rows: the same units, no halo (its P is Q) */
     int wpg, mtg;              /* warps per group, m-tiles per group (ceil(taps * C / 16)) */
     int buf_bytes;             /* one buffer: halo (hi.P pixels) then d_out (Q pixels) */
+    int nbuf;                  /* buffers: 2, or GCONV_IMPL_BWH_S32 for C = K = 32 */
     int pair;                  /* C = K = 4: hi / ho see pairs of groups as groups of 8 */
 } gconv_impl_bwh_params;
 
@@ -1657,12 +1664,13 @@ static __device__ __forceinline__ void gconv_impl_bwh_zero(float (*acc)[4][4])
  * also zero-fills the slabs nobody wrote (slab mode only). Pair mode: the sums are the 8 x 8
  * blocks of a pair of groups (rows tap * 8 + c', columns k'); the diagonal 4 x 4 blocks
  * (c' / 4 = k' / 4) are group 2 g + k' / 4's, the rest (products across the two groups) are
- * dropped. */
+ * dropped. nt0: the warp's first n-tile of the group (its NT n-tiles are nt0 ..). */
 static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_params *P,
                                                            float (*acc)[4][4], int chunk, int gl,
-                                                           int mlo, const int NT)
+                                                           int mlo, int nt0, const int NT)
 {
     const gconv_impl_halo_params *hi = &P->hi;
+    const gconv_impl_bww_params *w = &P->w;
     const int lane = (int)threadIdx.x & 31, r8 = lane >> 2, c2 = (lane & 3) * 2;
     const int g = chunk * hi->GB + gl, ncol = hi->taps * hi->C, K = hi->K;
     const int64_t per = (int64_t)hi->N * hi->bands, U = hi->units, B = hi->blocks;
@@ -1673,52 +1681,117 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
     int s, i, nt, e;
     if (g >= hi->G)
         return;
-    for (s = slab; s < (P->w.mode == GCONV_IMPL_BWW_SLABS && (int)blockIdx.x == b1 ? P->w.splits
-                                                                                     : slab + 1);
-         s++)
+    if (w->mode == GCONV_IMPL_BWW_SLABS) {
+        /* the plain slab stores, unrolled (the mode test hoisted: gconv_impl_bww_emit's
+         * final-value path, inlined for every accumulator, made the kernel's loop body
+         * thousands of instructions long) */
+        const int s1 = (int)blockIdx.x == b1 ? w->splits : slab + 1;
+        for (s = slab; s < s1; s++) {
+            float *ws = w->ws + (int64_t)s * w->total;
+#pragma unroll
+            for (i = 0; i < GCONV_IMPL_BWH_MTW; i++)
+#pragma unroll
+                for (nt = 0; nt < NT; nt++)
+#pragma unroll
+                    for (e = 0; e < 4; e++) {
+                        const int j = (mlo + i) * 16 + r8 + (e >> 1) * 8;
+                        const int k = (nt0 + nt) * 8 + c2 + (e & 1);
+                        const int64_t gk =
+                            P->pair ? (int64_t)(2 * g + (k >> 2)) * 4 + (k & 3) : (int64_t)g * K + k;
+                        const int jj = P->pair ? (j >> 3) * 4 + (j & 3) : j;
+                        if (j >= ncol || k >= K || (P->pair && ((j & 7) >> 2) != (k >> 2)))
+                            continue;
+                        ws[gk * w->Ncol + jj] = s == slab ? acc[i][nt][e] : 0.0f;
+                    }
+        }
+    } else {
+        /* one block per chunk (final values) or atomics: gconv_impl_bww_emit from a rolled
+         * loop over a copy of the accumulators, so that its code exists once */
+        float t[GCONV_IMPL_BWH_MTW * 4 * 4];
+        int x;
 #pragma unroll
         for (i = 0; i < GCONV_IMPL_BWH_MTW; i++)
 #pragma unroll
             for (nt = 0; nt < NT; nt++)
 #pragma unroll
-                for (e = 0; e < 4; e++) {
-                    const int j = (mlo + i) * 16 + r8 + (e >> 1) * 8, k = nt * 8 + c2 + (e & 1);
-                    const float v = s == slab ? acc[i][nt][e] : 0.0f;
-                    if (j >= ncol || k >= K)
-                        continue;
-                    if (!P->pair)
-                        gconv_impl_bww_emit(&P->w, s, (int64_t)g * K + k, j, v);
-                    else if (((j & 7) >> 2) == (k >> 2))
-                        gconv_impl_bww_emit(&P->w, s, (int64_t)(2 * g + (k >> 2)) * 4 + (k & 3),
-                                            (j >> 3) * 4 + (j & 3), v);
-                }
+                for (e = 0; e < 4; e++)
+                    t[(i * NT + nt) * 4 + e] = acc[i][nt][e];
+#pragma unroll 1
+        for (x = 0; x < GCONV_IMPL_BWH_MTW * NT * 4; x++) {
+            const int xi = x / (NT * 4), xn = (x >> 2) % NT, xe = x & 3;
+            const int j = (mlo + xi) * 16 + r8 + (xe >> 1) * 8;
+            const int k = (nt0 + xn) * 8 + c2 + (xe & 1);
+            if (j >= ncol || k >= K || (P->pair && ((j & 7) >> 2) != (k >> 2)))
+                continue;
+            gconv_impl_bww_emit(w, slab,
+                                P->pair ? (int64_t)(2 * g + (k >> 2)) * 4 + (k & 3)
+                                        : (int64_t)g * K + k,
+                                P->pair ? (j >> 3) * 4 + (j & 3) : j, t[x]);
+        }
+    }
 }
 #endif
 
-/* NT = K / 8 n-tiles (a literal: 1 or 2). */
+#if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
+/* Issue the copies of unit (chunk, n, band) into the buffer at buf: its halo, then its d_out
+ * rows. The copy loops stride by GCONV_IMPL_HALO_THREADS, so in a larger block only the first
+ * 256 threads issue them (the others commit empty groups). */
+static __device__ __forceinline__ void gconv_impl_bwh_fill(const gconv_impl_bwh_params *P,
+                                                           unsigned char *buf, const int2 *pin,
+                                                           const int2 *pout, int chunk, int n,
+                                                           int band)
+{
+    const gconv_impl_halo_params *hi = &P->hi;
+    const int g0 = chunk * hi->GB, gv = hi->G - g0 < hi->GB ? hi->G - g0 : hi->GB;
+    if ((int)threadIdx.x >= GCONV_IMPL_HALO_THREADS)
+        return;
+    gconv_impl_halo_fill(hi, buf, pin, n, band * hi->R, g0, gv);
+    gconv_impl_halo_fill(&P->ho, buf + hi->P * GCONV_IMPL_HALO_PS, pout, n, band * hi->R, g0, gv);
+}
+
+/* The unit after (chunk, n, band) in the grid's order (band fastest, then image). */
+static __device__ __forceinline__ void gconv_impl_bwh_next(const gconv_impl_halo_params *hi,
+                                                           int *chunk, int *n, int *band)
+{
+    if (++*band == hi->bands) {
+        *band = 0;
+        if (++*n == hi->N)
+            *n = 0, ++*chunk;
+    }
+}
+
+#endif
+
+/* Literals: NT n-tiles per warp (1 or 2); NH warps sharing each m-tile range of a group, warp
+ * h of them taking n-tiles h * NT .. (NH = 2 for C = K = 32: 16 warps, 40 accumulators a
+ * thread instead of 80, which spilled); S halo buffers (S - 1 units' copies in flight under
+ * the current unit's math). The block has GCONV_IMPL_HALO_THREADS * NH threads. */
 static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_params *P,
-                                                           gconv_dtype dt, const int NT)
+                                                           gconv_dtype dt, const int NT,
+                                                           const int NH, const int S)
 {
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
     GCONV_IMPL_DYN_SMEM(smem);
     const gconv_impl_halo_params *hi = &P->hi, *ho = &P->ho;
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int nthr = GCONV_IMPL_HALO_THREADS * NH;
     const int Wp = hi->Wp, C = hi->C, bb = P->buf_bytes, hb = hi->P * GCONV_IMPL_HALO_PS;
-    int2 *pin = (int2 *)(smem + 2 * bb); /* [hi.P] halo pixel: input offset, row */
+    int2 *pin = (int2 *)(smem + S * bb); /* [hi.P] halo pixel: input offset, row */
     int2 *pout = pin + hi->P;            /* [Q] virtual pixel: d_out offset (-1 past OW), row */
     int u = (int)((int64_t)blockIdx.x * hi->units / hi->blocks);
     const int uend = (int)((int64_t)(blockIdx.x + 1) * hi->units / hi->blocks);
-    const int gl = warp / P->wpg, mlo = (warp - gl * P->wpg) * GCONV_IMPL_BWH_MTW;
+    const int gl = warp / (P->wpg * NH), wi = warp - gl * P->wpg * NH;
+    const int mlo = (wi / NH) * GCONV_IMPL_BWH_MTW, nh = wi - (wi / NH) * NH;
     const int qsteps = ho->P >> 4;
-    int aoff[GCONV_IMPL_BWH_MTW], boff, i, nt, buf, chunk, n, band;
+    int aoff[GCONV_IMPL_BWH_MTW], boff, i, nt, buf, chunk, n, band, fchunk, fn, fband;
     float acc[GCONV_IMPL_BWH_MTW][4][4];
     if (u >= uend)
         return;
-    for (i = tid; i < hi->P; i += GCONV_IMPL_HALO_THREADS) {
+    for (i = tid; i < hi->P; i += nthr) {
         const int hr = i / Wp, iw = i - hr * Wp - hi->pw;
         pin[i] = make_int2((unsigned)iw < (unsigned)hi->W ? hr * hi->in_h + iw * hi->in_w : -1, hr);
     }
-    for (i = tid; i < ho->P; i += GCONV_IMPL_HALO_THREADS) {
+    for (i = tid; i < ho->P; i += nthr) {
         const int r = i / Wp, c = i - r * Wp;
         /* -1 past OW and past the band's R rows (Q rounds R * Wp up to 16: those pixels are
          * the next band's and must add nothing here) */
@@ -1728,7 +1801,7 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
      * pixel half lane / 16), row lane % 8 of it = a pixel): m-tile mlo + i, rows
      * j0 = 16 (mlo + i) + 8 ((lane / 8) % 2) .. + 7 = tap j0 / C, channels j0 % C ..; rows past
      * taps * C read tap 0 (never emitted). B: pixel (lane % 8) + 8 ((lane / 8) % 2), channels
-     * 8 (lane / 16) of the group's K (x2: lanes 0-15). */
+     * 8 (lane / 16) of this warp's n-tiles nh * NT .. of the group's K (x2: lanes 0-15). */
 #pragma unroll
     for (i = 0; i < GCONV_IMPL_BWH_MTW; i++) {
         const int j0 = (mlo + i) * 16 + ((lane >> 3) & 1) * 8;
@@ -1738,7 +1811,8 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
         aoff[i] = (ty * hi->dh * Wp + tx * hi->dw + (lane & 7) + (lane >> 4) * 8) *
                       GCONV_IMPL_HALO_PS + (gl * C + c0) * 2;
     }
-    boff = ((lane & 7) + ((lane >> 3) & 1) * 8) * GCONV_IMPL_HALO_PS + (gl * ho->C + (lane >> 4) * 8) * 2;
+    boff = ((lane & 7) + ((lane >> 3) & 1) * 8) * GCONV_IMPL_HALO_PS +
+           (gl * ho->C + nh * NT * 8 + (lane >> 4) * 8) * 2;
     gconv_impl_bwh_zero(acc);
     __syncthreads(); /* the tables, for the first copies */
     {
@@ -1747,30 +1821,28 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
         n = (u - chunk * per) / hi->bands;
         band = u - chunk * per - n * hi->bands;
     }
-    {
-        const int g0 = chunk * hi->GB, gv = hi->G - g0 < hi->GB ? hi->G - g0 : hi->GB;
-        gconv_impl_halo_fill(hi, smem, pin, n, band * hi->R, g0, gv);
-        gconv_impl_halo_fill(ho, smem + hb, pout, n, band * hi->R, g0, gv);
+    /* the first S - 1 units' copies, one commit group each (empty past the range) */
+    fchunk = chunk, fn = n, fband = band;
+    for (i = 0; i < S - 1; i++) {
+        if (u + i < uend) {
+            gconv_impl_bwh_fill(P, smem + i * bb, pin, pout, fchunk, fn, fband);
+            gconv_impl_bwh_next(hi, &fchunk, &fn, &fband);
+        }
         gconv_impl_igemm_cp_commit();
     }
-    for (buf = 0; u < uend; u++, buf ^= 1) {
+    for (buf = 0; u < uend; u++, buf = buf + 1 == S ? 0 : buf + 1) {
         const unsigned sa = gconv_impl_igemm_smem_addr(smem + buf * bb);
         const unsigned sb = sa + (unsigned)hb;
-        int nchunk = chunk, nn = n, nband = band + 1, s;
-        if (nband == hi->bands) {
-            nband = 0;
-            if (++nn == hi->N)
-                nn = 0, nchunk++;
-        }
-        /* this unit's copies are in; every warp is done with the previous unit, whose buffer
-         * the next unit's copies overwrite */
-        gconv_impl_igemm_cp_wait(0);
+        int nchunk = chunk, nn = n, nband = band, s;
+        gconv_impl_bwh_next(hi, &nchunk, &nn, &nband);
+        /* this unit's copies are in (S - 2 later groups may still be in flight); every warp is
+         * done with the previous unit, whose buffer unit u + S - 1's copies overwrite */
+        gconv_impl_igemm_cp_wait(S - 2);
         __syncthreads();
-        if (u + 1 < uend) {
-            const int g0 = nchunk * hi->GB, gv = hi->G - g0 < hi->GB ? hi->G - g0 : hi->GB;
-            unsigned char *nx = smem + (buf ^ 1) * bb;
-            gconv_impl_halo_fill(hi, nx, pin, nn, nband * hi->R, g0, gv);
-            gconv_impl_halo_fill(ho, nx + hb, pout, nn, nband * hi->R, g0, gv);
+        if (u + S - 1 < uend) {
+            gconv_impl_bwh_fill(P, smem + (buf == 0 ? S - 1 : buf - 1) * bb, pin, pout, fchunk,
+                                fn, fband);
+            gconv_impl_bwh_next(hi, &fchunk, &fn, &fband);
         }
         gconv_impl_igemm_cp_commit();
         for (s = 0; s < qsteps; s++) {
@@ -1798,13 +1870,14 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
             }
         }
         if (u + 1 == uend || nchunk != chunk) {
-            gconv_impl_bwh_emit(P, acc, chunk, gl, mlo, NT);
+            gconv_impl_bwh_emit(P, acc, chunk, gl, mlo, nh * NT, NT);
             gconv_impl_bwh_zero(acc);
         }
         chunk = nchunk, n = nn, band = nband;
     }
+    gconv_impl_igemm_cp_wait(0); /* only empty groups remain; none may outlive the block */
 #else
-    (void)P, (void)dt, (void)NT;
+    (void)P, (void)dt, (void)NT, (void)NH, (void)S;
 #endif
 }
 
@@ -2161,8 +2234,9 @@ static inline void gconv_impl_bww_plan_tc(gconv_impl_bww_params *P, int kind, in
 /* Plan of the BWH kernel (the halo tensor-core kernel) for a filled P: 1 and B, or 0 when it
  * does not take the problem (see its section for the scope; the user's split_k and the algo
  * choices other than automatic keep the other kernels). Geometry as the forward halo kernel:
- * bands of R = 128 / Wp rows (at least one), halved until two buffers fit; a persistent grid of
- * two blocks per SM; slabs = the most blocks that share a group chunk. */
+ * bands of R = 128 / Wp rows (at least one), halved until the buffers fit; a persistent grid of
+ * two blocks per SM (one of 512 threads for C = 32); slabs = the most blocks that share a group
+ * chunk. */
 static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_bww_params *W,
                                       int det, gconv_impl_bwh_params *B)
 {
@@ -2171,7 +2245,7 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
      * of group g' of a G / 2-group problem, in and d_out alike */
     const int pair = p->C == 4 && p->K == 4 && p->G % 2 == 0;
     const int C = pair ? 8 : p->C, K = pair ? 8 : p->K, G = pair ? p->G / 2 : p->G;
-    int lc, OH, OW, Wp, R, Q, Pn, bytes, sms, nb, i, taps;
+    int lc, OH, OW, Wp, R, Q, Pn, bytes, sms, nb, i, taps, nbuf;
     int64_t units, per, chunks, blocks, most = 0;
     gconv_act_strides si, so;
     if (W->tin == GCONV_F32 || W->tin != W->tout || p->ndim > 2 || C != K)
@@ -2179,12 +2253,13 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
     if (gconv_layout_family(gconv_in_layout(p)) != GCONV_NHWGC ||
         gconv_layout_family(gconv_out_layout(p)) != GCONV_NHWGC)
         return 0;
-    for (lc = 3; lc <= 4 && (1 << lc) != C; lc++)
+    for (lc = 3; lc <= 5 && (1 << lc) != C; lc++)
         ;
     taps = p->filter[1] * p->filter[2];
-    /* C = 32 (80 accumulators a thread, one m-tile of work per k-step and warp) measured
-     * slower than the TC kernel on H200 (1024@7: 59 vs 45 us): C in {8, 16} only */
-    if (lc > 4 || p->stride[1] != 1 || p->stride[2] != 1 || taps > 10 ||
+    /* C = 32 runs 16 warps a block, two per m-tile range (n-halves): with 8 warps it held 80
+     * accumulators a thread, spilled, and lost to the TC kernel (H200, 1024@7: 59 vs 45 us) */
+    nbuf = lc == 5 ? GCONV_IMPL_BWH_S32 : 2;
+    if (lc > 5 || p->stride[1] != 1 || p->stride[2] != 1 || taps > 10 ||
         ((uintptr_t)W->in | (uintptr_t)W->dout) % 16)
         return 0;
     if (gconv_in_elems(p) >= ((int64_t)1 << 31) || gconv_out_elems(p) >= ((int64_t)1 << 31))
@@ -2197,7 +2272,7 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
         nb = (OH + R - 1) / R;
         Q = (R * Wp + 15) / 16 * 16;
         Pn = Q + (p->filter[1] - 1) * p->dilation[1] * Wp + (p->filter[2] - 1) * p->dilation[2];
-        bytes = 2 * (Pn + Q) * GCONV_IMPL_HALO_PS + (Pn + Q) * 8;
+        bytes = nbuf * (Pn + Q) * GCONV_IMPL_HALO_PS + (Pn + Q) * 8;
         if (bytes <= GCONV_IMPL_BWH_MAX_SMEM)
             break;
         if (R == 1)
@@ -2230,6 +2305,7 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
     B->wpg = C / 8;
     B->mtg = (taps * C + 15) / 16;
     B->buf_bytes = (Pn + Q) * GCONV_IMPL_HALO_PS;
+    B->nbuf = nbuf;
     sms = gconv_device_sm_count();
     if (sms <= 0)
         sms = 80;
@@ -2237,9 +2313,11 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
      * GCONV_IMPL_BWH_QPB k-steps per n-tile for each block: a block's hand-over (20 * NT sums
      * a thread) costs about as much as that many k-steps of its math (H200 sweep of 16 / 32 /
      * 64: fewer blocks only lost); both modes use slabs, so they run alike */
-    blocks = (int64_t)sms * 2;
+    blocks = (int64_t)sms * (lc == 5 ? 1 : 2);
     {
-        const int64_t qb = units * (Q / 16) / ((int64_t)GCONV_IMPL_BWH_QPB * (K / 8));
+        /* n-tiles a warp holds: K / 8, or half of it for C = 32 */
+        const int64_t qb =
+            units * (Q / 16) / ((int64_t)GCONV_IMPL_BWH_QPB * (K / 8) / (lc == 5 ? 2 : 1));
         if (blocks > qb)
             blocks = qb;
     }
@@ -2280,10 +2358,10 @@ static inline int gconv_impl_bww_pair_bwh(const gconv_problem *p, const gconv_im
            gconv_impl_bwh_plan(p, W, a->deterministic, &B);
 }
 
-/* Shared memory of a planned BWH launch: two buffers and the two copy tables. */
+/* Shared memory of a planned BWH launch: its buffers and the two copy tables. */
 static inline int gconv_impl_bwh_smem(const gconv_impl_bwh_params *B)
 {
-    return 2 * B->buf_bytes + (B->hi.P + B->ho.P) * 8;
+    return B->nbuf * B->buf_bytes + (B->hi.P + B->ho.P) * 8;
 }
 
 /* the warp-specialised kernel (needs the parameters, gconv_impl_bww_emit and the plan helpers
@@ -2614,11 +2692,20 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
     static __global__ void __launch_bounds__(GCONV_IMPL_HALO_THREADS, 2)                         \
         kname(gconv_impl_bwh_params P)                                                           \
     {                                                                                            \
-        gconv_impl_bwh_body(&P, T, NT);                                                          \
+        gconv_impl_bwh_body(&P, T, NT, 1, 2);                                                    \
+    }
+/* C = K = 32: two warps per m-tile range (n-tiles 0-1 and 2-3), 512 threads, one block per SM,
+ * GCONV_IMPL_BWH_S32 halo buffers */
+#define GCONV_IMPL_BWW_BWH4_KERNEL(kname, T)                                                     \
+    static __global__ void __launch_bounds__(2 * GCONV_IMPL_HALO_THREADS, 1)                     \
+        kname(gconv_impl_bwh_params P)                                                           \
+    {                                                                                            \
+        gconv_impl_bwh_body(&P, T, 2, 2, GCONV_IMPL_BWH_S32);                                    \
     }
 #define GCONV_IMPL_BWW_TC_KERNELS(name, T)                                                       \
     GCONV_IMPL_BWW_BWH_KERNEL(name##_bwh1, T, 1)                                                 \
     GCONV_IMPL_BWW_BWH_KERNEL(name##_bwh2, T, 2)                                                 \
+    GCONV_IMPL_BWW_BWH4_KERNEL(name##_bwh4, T)                                                   \
     GCONV_IMPL_BWW_TC_KERNEL(name##_tc0, T, GCONV_IMPL_BWW_TC_TILE0, 0)                          \
     GCONV_IMPL_BWW_TC_KERNEL(name##_tc1, T, GCONV_IMPL_BWW_TC_TILE1, 1)                          \
     GCONV_IMPL_BWW_TC_KERNEL(name##_tc2, T, GCONV_IMPL_BWW_TC_TILE2, 1)                          \
@@ -2709,13 +2796,15 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
         gconv_impl_bwh_params B_;                                                                \
         if ((path) == GCONV_IMPL_BWW_PATH_GEMM && (a)->algo == GCONV_BWD_WEIGHT_ALGO_AUTO &&     \
             (a)->split_k <= 0 && gconv_impl_bwh_plan(p, &(P), (a)->deterministic, &B_)) {        \
-            static unsigned d1_ = 0, d2_ = 0;                                                    \
+            static unsigned d1_ = 0, d2_ = 0, d4_ = 0;                                           \
             const int smem_ = gconv_impl_bwh_smem(&B_), nt_ = B_.hi.K / 8;                       \
-            const void *k_ = nt_ == 1 ? (const void *)name##_bwh1 : (const void *)name##_bwh2;   \
+            const void *k_ = nt_ == 1   ? (const void *)name##_bwh1                              \
+                             : nt_ == 2 ? (const void *)name##_bwh2                              \
+                                        : (const void *)name##_bwh4;                             \
             gconv_status s_;                                                                     \
             /* the attribute is set once per device and kernel: to the most a plan uses */      \
             if (gconv_impl_fwd_smem_attr(k_, GCONV_IMPL_BWH_MAX_SMEM,                            \
-                                         nt_ == 1 ? &d1_ : &d2_) != GCONV_OK)                    \
+                                         nt_ == 1 ? &d1_ : nt_ == 2 ? &d2_ : &d4_) != GCONV_OK)  \
                 return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                              \
                                        "cannot raise the shared-memory limit to %d bytes",       \
                                        GCONV_IMPL_BWH_MAX_SMEM);                                 \
@@ -2725,9 +2814,12 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
             if (nt_ == 1)                                                                        \
                 hipLaunchKernelGGL(name##_bwh1, dim3((unsigned)B_.hi.blocks),                    \
                                    dim3(GCONV_IMPL_HALO_THREADS), (size_t)smem_, stream, B_);    \
-            else                                                                                 \
+            else if (nt_ == 2)                                                                   \
                 hipLaunchKernelGGL(name##_bwh2, dim3((unsigned)B_.hi.blocks),                    \
                                    dim3(GCONV_IMPL_HALO_THREADS), (size_t)smem_, stream, B_);    \
+            else                                                                                 \
+                hipLaunchKernelGGL(name##_bwh4, dim3((unsigned)B_.hi.blocks),                    \
+                                   dim3(2 * GCONV_IMPL_HALO_THREADS), (size_t)smem_, stream, B_); \
             s_ = gconv_impl_bww_launched(why, len);                                              \
             if (s_ != GCONV_OK)                                                                  \
                 return s_;                                                                       \

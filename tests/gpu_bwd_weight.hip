@@ -406,7 +406,7 @@ static const gt_fixed gt_fixed_cases[] = {
     {"tc k36", 2, 1, 2, 32, 36, {1, 10, 9}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
     {"tc k68 s2", 2, 2, 1, 16, 68, {1, 9, 13}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 1, 0}, {0, 0, 1}},
     {"tc k4 c16", 2, 3, 2, 16, 4, {1, 6, 7}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
-    /* BWH kernel (CUDA, fp16 / bf16, NHWGC, C = K in {8, 16}, stride 1, <= 10 taps, the
+    /* BWH kernel (CUDA, fp16 / bf16, NHWGC, C = K in {8, 16, 32}, stride 1, <= 10 taps, the
      * automatic algorithm without a user split): several group chunks, a partial chunk,
      * dilation with asymmetric pads, 1D, a short last band; "tc k8 g4" and "gemm c16" above
      * take it too, and "fewc4" (C = K = 4, G even: pair mode) with split_k 0 */
@@ -415,6 +415,10 @@ static const gt_fixed gt_fixed_cases[] = {
     {"bwh c16 d2", 2, 3, 2, 16, 16, {1, 9, 9}, {1, 3, 3}, {1, 1, 1}, {1, 2, 2}, {0, 2, 1}, {0, 1, 2}},
     {"bwh c8 1d", 1, 8, 3, 8, 8, {1, 1, 40}, {1, 1, 5}, {1, 1, 1}, {1, 1, 2}, {0, 0, 3}, {0, 0, 1}},
     {"bwh c16 tall", 2, 4, 1, 16, 16, {1, 23, 6}, {1, 3, 2}, {1, 1, 1}, {1, 1, 1}, {0, 1, 0}, {0, 1, 1}},
+    /* C = K = 32 (16 warps, two per m-tile range): a partial chunk, 1D with dilation, 10 taps */
+    {"bwh c32 g3", 2, 3, 2, 32, 32, {1, 9, 10}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"bwh c32 1d d2", 1, 2, 3, 32, 32, {1, 1, 30}, {1, 1, 5}, {1, 1, 1}, {1, 1, 2}, {0, 0, 3}, {0, 0, 1}},
+    {"bwh c32 5x2", 2, 2, 2, 32, 32, {1, 11, 8}, {1, 5, 2}, {1, 1, 1}, {1, 1, 1}, {0, 2, 0}, {0, 2, 1}},
     /* pair mode: G = 6 (three pairs, a partial chunk), dilation, 1D */
     {"bwh pair g6 d2", 2, 6, 2, 4, 4, {1, 9, 10}, {1, 3, 3}, {1, 1, 1}, {1, 2, 2}, {0, 2, 1}, {0, 1, 2}},
     {"bwh pair 1d", 1, 34, 2, 4, 4, {1, 1, 37}, {1, 1, 5}, {1, 1, 1}, {1, 1, 1}, {0, 0, 2}, {0, 0, 2}},
@@ -524,8 +528,8 @@ Test(bwd_weight, determinism, .timeout = 60)
 }
 
 /* The BWH kernel's persistent grid: more units than resident blocks, so block ranges cross
- * group chunks and several blocks share a chunk (slabs); C = K = 8, 16 ResNeXt-like (and 32,
- * which the TC kernel takes; and 4, G = 64, in pair mode), 16 images, deterministic (repeated, bit for bit) and fast, fp16
+ * group chunks and several blocks share a chunk (slabs); C = K = 8, 16, 32 ResNeXt-like (and
+ * 4, G = 64, in pair mode), 16 images, deterministic (repeated, bit for bit) and fast, fp16
  * and bf16. */
 Test(bwd_weight, bwh_persistent, .timeout = 180)
 {
