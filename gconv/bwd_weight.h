@@ -2231,6 +2231,11 @@ static inline void gconv_impl_bww_plan_tc(gconv_impl_bww_params *P, int kind, in
     gconv_impl_bww_set_mode(P, det);
 }
 
+/* Tuning hook: > 0 pins the BWH kernel's persistent grid to that many blocks (at most one per
+ * unit; the slab count follows); 0 (default) lets gconv_impl_bwh_plan choose. One per
+ * translation unit. */
+static int gconv_impl_bwh_blocks __attribute__((unused)) = 0;
+
 /* Plan of the BWH kernel (the halo tensor-core kernel) for a filled P: 1 and B, or 0 when it
  * does not take the problem (see its section for the scope; the user's split_k and the algo
  * choices other than automatic keep the other kernels). Geometry as the forward halo kernel:
@@ -2321,6 +2326,8 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
         if (blocks > qb)
             blocks = qb;
     }
+    if (gconv_impl_bwh_blocks > 0)
+        blocks = gconv_impl_bwh_blocks;
     if (blocks > units)
         blocks = units;
     if (blocks < 1)
