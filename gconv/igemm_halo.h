@@ -231,8 +231,11 @@ static __device__ __forceinline__ void gconv_impl_halo_store(const gconv_impl_ha
         for (e = 0; e < 4; e += 2) {
             const int q = m0 + mt * 16 + r8 + (e ? 8 : 0);
             const int po = pixrel[q];
+            unsigned *orow;
             if (po < 0 || q >= qlim)
                 continue;
+            /* the pixel's words: one 64-bit address, the n-tiles at immediate offsets */
+            orow = og + (unsigned)po;
 #pragma unroll
             for (nt = 0; nt < NT; nt++) {
                 float y0 = acc[mt][nt][e], y1 = acc[mt][nt][e + 1];
@@ -251,7 +254,7 @@ static __device__ __forceinline__ void gconv_impl_halo_store(const gconv_impl_ha
                     }
                     y0 = gconv_act_apply(P->epi.act, y0), y1 = gconv_act_apply(P->epi.act, y1);
                 }
-                og[(unsigned)po + nt * 4] = gconv_impl_halo_pack(y0, y1, dt);
+                orow[nt * 4] = gconv_impl_halo_pack(y0, y1, dt);
             }
         }
 }
@@ -266,8 +269,8 @@ static __device__ __forceinline__ void gconv_impl_halo_store(const gconv_impl_ha
 static __device__ __forceinline__ void gconv_impl_halo_items(
     const gconv_impl_halo_params *P, gconv_dtype dt, gconv_impl_epi_fn epi, int plain, int fastd,
     const unsigned char *halo, const unsigned char *wsm, const int *offs, const int *ko,
-    const int *pixrel, int n, int oh0, int qlim, int ob2, int g0, int gv, const int NT,
-    const int KSL)
+    const int *pixrel, int n, int oh0, int qlim, int ob2, int g0, int gv, int gl0, int mi0,
+    const int NT, const int KSL)
 {
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
     const int MT = 4 / NT;
@@ -278,7 +281,7 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
     const unsigned sbase = gconv_impl_igemm_smem_addr(halo), wbase_s = gconv_impl_igemm_smem_addr(wsm);
     /* this lane's output words: channel pair q2 / 2 of every n-tile's 4 */
     unsigned *out = (unsigned *)P->out + ob2 + (q2 >> 1);
-    int it, gl = warp / mtp, mi = warp - gl * mtp;
+    int it, gl = gl0, mi = mi0;
     for (it = warp; it < items; it += GCONV_IMPL_HALO_THREADS / 32) {
         /* item it = (group gl, m-tiles from mi * MT): advanced without dividing */
         const int m0 = mi * MT * 16;
@@ -382,7 +385,8 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
     }
 #else
     (void)P, (void)dt, (void)epi, (void)plain, (void)fastd, (void)halo, (void)wsm, (void)offs, (void)ko;
-    (void)pixrel, (void)n, (void)oh0, (void)qlim, (void)ob2, (void)g0, (void)gv, (void)NT;
+    (void)pixrel, (void)n, (void)oh0, (void)qlim, (void)ob2, (void)g0, (void)gv, (void)gl0;
+    (void)mi0, (void)NT;
     (void)KSL;
 #endif
 }
@@ -477,6 +481,10 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
     const int *pixrel = offs + P->KS * 32;
     const int2 *pixin = (const int2 *)(pixrel + P->Q);
     int ko[GCONV_IMPL_HALO_KO_MAX];
+    /* this warp's first item (group gl0, m-tile group mi0): the same in every unit, so the
+     * division is done once per block, not per unit */
+    const int gl0 = ((int)threadIdx.x >> 5) / P->MTP;
+    const int mi0 = ((int)threadIdx.x >> 5) - gl0 * P->MTP;
     int i, buf, chunk, n, band;
     if (KSL && KSL <= GCONV_IMPL_HALO_KO_MAX) {
 #pragma unroll
@@ -510,7 +518,7 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
             gconv_impl_halo_fill(P, nxt, pixin, nn, nband * P->R, g0, gv);
         gconv_impl_igemm_cp_commit();
         gconv_impl_halo_items(P, dt, epi, plain, fastd, cur, wsm, offs, ko, pixrel, n, oh0,
-                              rows * P->Wp, ob2, g0, gv, NT, KSL);
+                              rows * P->Wp, ob2, g0, gv, gl0, mi0, NT, KSL);
         if (u + 1 < uend && !same) {
             /* the next unit is in the next chunk: its weights replace these once every warp
              * is done with them */
