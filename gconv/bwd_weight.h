@@ -1643,9 +1643,21 @@ typedef struct gconv_impl_bwh_params {
     gconv_impl_halo_params ho; /* d_out rows: the same units, no halo (its P is Q) */
     int wpg, mtg;              /* warps per group, m-tiles per group (ceil(taps * C / 16)) */
     int buf_bytes;             /* one buffer: halo (hi.P pixels) then d_out (Q pixels) */
-    int nbuf;                  /* buffers: 2, or GCONV_IMPL_BWH_S32 for C = K = 32 */
     int pair;                  /* C = K = 4: hi / ho see pairs of groups as groups of 8 */
 } gconv_impl_bwh_params;
+
+/* Warps sharing each m-tile range of a group (the kernel's NH) for C channels per kernel
+ * group: 2 for C = 32 (the 512-thread kernel), else 1. */
+static inline GCONV_HD int gconv_impl_bwh_nh(int C)
+{
+    return C == 32 ? 2 : 1;
+}
+
+/* Halo buffers of the kernel for C channels per kernel group (its S). */
+static inline GCONV_HD int gconv_impl_bwh_bufs(int C)
+{
+    return C == 32 ? GCONV_IMPL_BWH_S32 : 2;
+}
 
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
 static __device__ __forceinline__ void gconv_impl_bwh_zero(float (*acc)[4][4])
@@ -1705,8 +1717,9 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
                     }
         }
     } else {
-        /* one block per chunk (final values) or atomics: gconv_impl_bww_emit from a rolled
-         * loop over a copy of the accumulators, so that its code exists once */
+        /* one block per chunk (final values; the plan never asks for atomics):
+         * gconv_impl_bww_emit from a rolled loop over a copy of the accumulators, so that its
+         * code exists once */
         float t[GCONV_IMPL_BWH_MTW * 4 * 4];
         int x;
 #pragma unroll
@@ -2250,7 +2263,7 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
      * of group g' of a G / 2-group problem, in and d_out alike */
     const int pair = p->C == 4 && p->K == 4 && p->G % 2 == 0;
     const int C = pair ? 8 : p->C, K = pair ? 8 : p->K, G = pair ? p->G / 2 : p->G;
-    int lc, OH, OW, Wp, R, Q, Pn, bytes, sms, nb, i, taps, nbuf;
+    int lc, OH, OW, Wp, R, Q, Pn, bytes, sms, nb, i, taps, nh, nbuf;
     int64_t units, per, chunks, blocks, most = 0;
     gconv_act_strides si, so;
     if (W->tin == GCONV_F32 || W->tin != W->tout || p->ndim > 2 || C != K)
@@ -2263,7 +2276,7 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
     taps = p->filter[1] * p->filter[2];
     /* C = 32 runs 16 warps a block, two per m-tile range (n-halves): with 8 warps it held 80
      * accumulators a thread, spilled, and lost to the TC kernel (H200, 1024@7: 59 vs 45 us) */
-    nbuf = lc == 5 ? GCONV_IMPL_BWH_S32 : 2;
+    nh = gconv_impl_bwh_nh(C), nbuf = gconv_impl_bwh_bufs(C);
     if (lc > 5 || p->stride[1] != 1 || p->stride[2] != 1 || taps > 10 ||
         ((uintptr_t)W->in | (uintptr_t)W->dout) % 16)
         return 0;
@@ -2310,7 +2323,6 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
     B->wpg = C / 8;
     B->mtg = (taps * C + 15) / 16;
     B->buf_bytes = (Pn + Q) * GCONV_IMPL_HALO_PS;
-    B->nbuf = nbuf;
     sms = gconv_device_sm_count();
     if (sms <= 0)
         sms = 80;
@@ -2318,11 +2330,10 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
      * GCONV_IMPL_BWH_QPB k-steps per n-tile for each block: a block's hand-over (20 * NT sums
      * a thread) costs about as much as that many k-steps of its math (H200 sweep of 16 / 32 /
      * 64: fewer blocks only lost); both modes use slabs, so they run alike */
-    blocks = (int64_t)sms * (lc == 5 ? 1 : 2);
+    blocks = (int64_t)sms * 2 / nh;
     {
-        /* n-tiles a warp holds: K / 8, or half of it for C = 32 */
-        const int64_t qb =
-            units * (Q / 16) / ((int64_t)GCONV_IMPL_BWH_QPB * (K / 8) / (lc == 5 ? 2 : 1));
+        /* n-tiles a warp holds: K / 8 over the nh warps of an m-tile range */
+        const int64_t qb = units * (Q / 16) / ((int64_t)GCONV_IMPL_BWH_QPB * (K / 8) / nh);
         if (blocks > qb)
             blocks = qb;
     }
@@ -2368,7 +2379,7 @@ static inline int gconv_impl_bww_pair_bwh(const gconv_problem *p, const gconv_im
 /* Shared memory of a planned BWH launch: its buffers and the two copy tables. */
 static inline int gconv_impl_bwh_smem(const gconv_impl_bwh_params *B)
 {
-    return B->nbuf * B->buf_bytes + (B->hi.P + B->ho.P) * 8;
+    return gconv_impl_bwh_bufs(B->hi.C) * B->buf_bytes + (B->hi.P + B->ho.P) * 8;
 }
 
 /* the warp-specialised kernel (needs the parameters, gconv_impl_bww_emit and the plan helpers
@@ -2699,15 +2710,15 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
     static __global__ void __launch_bounds__(GCONV_IMPL_HALO_THREADS, 2)                         \
         kname(gconv_impl_bwh_params P)                                                           \
     {                                                                                            \
-        gconv_impl_bwh_body(&P, T, NT, 1, 2);                                                    \
+        gconv_impl_bwh_body(&P, T, NT, gconv_impl_bwh_nh(8), gconv_impl_bwh_bufs(8));            \
     }
 /* C = K = 32: two warps per m-tile range (n-tiles 0-1 and 2-3), 512 threads, one block per SM,
- * GCONV_IMPL_BWH_S32 halo buffers */
+ * GCONV_IMPL_BWH_S32 halo buffers (NH and S as the plan's gconv_impl_bwh_nh / _bufs) */
 #define GCONV_IMPL_BWW_BWH4_KERNEL(kname, T)                                                     \
     static __global__ void __launch_bounds__(2 * GCONV_IMPL_HALO_THREADS, 1)                     \
         kname(gconv_impl_bwh_params P)                                                           \
     {                                                                                            \
-        gconv_impl_bwh_body(&P, T, 2, 2, GCONV_IMPL_BWH_S32);                                    \
+        gconv_impl_bwh_body(&P, T, 2, gconv_impl_bwh_nh(32), gconv_impl_bwh_bufs(32));          \
     }
 #define GCONV_IMPL_BWW_TC_KERNELS(name, T)                                                       \
     GCONV_IMPL_BWW_BWH_KERNEL(name##_bwh1, T, 1)                                                 \
@@ -2826,7 +2837,8 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
                                    dim3(GCONV_IMPL_HALO_THREADS), (size_t)smem_, stream, B_);    \
             else                                                                                 \
                 hipLaunchKernelGGL(name##_bwh4, dim3((unsigned)B_.hi.blocks),                    \
-                                   dim3(2 * GCONV_IMPL_HALO_THREADS), (size_t)smem_, stream, B_); \
+                                   dim3(gconv_impl_bwh_nh(32) * GCONV_IMPL_HALO_THREADS),        \
+                                   (size_t)smem_, stream, B_);                                   \
             s_ = gconv_impl_bww_launched(why, len);                                              \
             if (s_ != GCONV_OK)                                                                  \
                 return s_;                                                                       \
