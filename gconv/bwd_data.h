@@ -32,8 +32,10 @@
  *          forward direct kernels of gconv/direct_fwd.h (DW3 / FEWC); either
  *          the halo kernel run the equivalent forward convolution of d_out with the weights
  *          flipped and transposed by a pre-pass into the workspace (pads dil*(F-1) - pad);
- *          depthwise 3x3 (DW3) reads the user's weights in reverse tap order instead, with
- *          no pre-pass (the workspace is then not touched).
+ *          depthwise 3x3 (DW3) reads the user's weights in reverse tap order instead, and
+ *          the halo kernel reads GKYXC weights in place where C is a multiple of 8 (the
+ *          view's K; gconv_impl_halo_plan_wtr), both with no pre-pass (the workspace is then
+ *          not touched).
  *          (GCONV_BWD_DATA_DW_VIA_FWD 0 leaves depthwise 3x3 to step 2.)
  *       2. C = 1 per group (depthwise, channel multipliers): direct kernels. NHWGC depthwise
  *          (C = K = 1) 3x3 with equal strides 1 or 2, no dilation, G a multiple of 4,
@@ -1121,6 +1123,9 @@ static inline int gconv_impl_bwdd_kind(const gconv_problem *p, gconv_dtype t, in
                                              GCONV_IMPL_DIRECT_FEWC, &pl_))                      \
                 return GCONV_ERR_UNSUPPORTED;                                                    \
         }                                                                                        \
+        /* the halo kernel reads the weights as they are where it can: no pre-pass */            \
+        if (halo_ && gconv_impl_halo_plan_wtr(p, a->wei, &H_))                                   \
+            GCONV_IMPL_BWDD_HALO_LAUNCH(name, &q_, H_, stream, why, len);                        \
         wp_.G = p->G, wp_.K = p->K, wp_.C = p->C;                                                \
         for (i_ = 0; i_ < 3; i_++)                                                               \
             wp_.f[i_] = p->filter[i_], wp_.dil[i_] = p->dilation[i_], wp_.pad[i_] = p->pad_lo[i_]; \
@@ -1147,7 +1152,7 @@ static inline int gconv_impl_bwdd_kind(const gconv_problem *p, gconv_dtype t, in
     GCONV_IMPL_BWDD_GEMMS(name, T, ACT, EPI_FN)                                                  \
     GCONV_IMPL_BWDD_SMALL(name, T, ACT, EPI_FN, GCONV_IMPL_BWDD_ISNHWGC(ACT))                                               \
     GCONV_IMPL_IF(GCONV_IMPL_BWDD_ISNHWGC(ACT))(GCONV_IMPL_DIRECT_FWD(name##_fd, T, EPI_FN))     \
-    GCONV_IMPL_IF(GCONV_IMPL_BWDD_ISNHWGC(ACT))(GCONV_IMPL_FWD_HALO_KERNEL(name##_fd, T, EPI_FN)) \
+    GCONV_IMPL_IF(GCONV_IMPL_BWDD_ISNHWGC(ACT))(GCONV_IMPL_FWD_HALO_KERNEL(name##_fd, T, EPI_FN, 1)) \
     GCONV_IMPL_BWDD_UNUSED static inline size_t name##_workspace_size(const gconv_problem *p)   \
     {                                                                                            \
         if (!p || gconv_problem_check(p, NULL, 0) != GCONV_OK)                                   \

@@ -874,11 +874,12 @@ static inline int gconv_impl_fwd_pick(int64_t M, int N, int G, int sms)
 #define GCONV_FWD_HALO 1
 #endif
 #if GCONV_FWD_HALO
-#define GCONV_IMPL_FWD_HALO_KERNEL(name, T, EPI_FN)                                              \
+/* TRM: 1 where the kernel may get backward data's wtr plans (gconv_impl_halo_plan_wtr) */
+#define GCONV_IMPL_FWD_HALO_KERNEL(name, T, EPI_FN, TRM)                                         \
     static __global__ void __launch_bounds__(GCONV_IMPL_HALO_THREADS, GCONV_IMPL_HALO_MIN_BLOCKS)   \
         name##_halo(gconv_impl_halo_params P)                                                    \
     {                                                                                            \
-        gconv_impl_halo_body(&P, T, EPI_FN);                                                     \
+        gconv_impl_halo_body(&P, T, EPI_FN, TRM);                                                \
     }
 #define GCONV_IMPL_FWD_TRY_HALO(name, T, p, a, stream, why, len)                                 \
     {                                                                                            \
@@ -887,7 +888,7 @@ static inline int gconv_impl_fwd_pick(int64_t M, int N, int G, int sms)
             GCONV_IMPL_HALO_LAUNCH(name##_halo, p, H_, stream, why, len);                        \
     }
 #else
-#define GCONV_IMPL_FWD_HALO_KERNEL(name, T, EPI_FN)
+#define GCONV_IMPL_FWD_HALO_KERNEL(name, T, EPI_FN, TRM)
 #define GCONV_IMPL_FWD_TRY_HALO(name, T, p, a, stream, why, len)
 #endif
 
@@ -1168,7 +1169,7 @@ static inline int gconv_impl_fwd_kind(const gconv_problem *p, const gconv_impl_f
     GCONV_IMPL_FWD_KERNELS(name, _f, T, ACT, WEI, 0, EPI_FN)                                     \
     GCONV_IMPL_IF(GCONV_IMPL_HAS_TF32(T))(GCONV_IMPL_FWD_KERNELS(name, _t, T, ACT, WEI, 1, EPI_FN)) \
     GCONV_IMPL_FWD_DIRECT(name, T, EPI_FN)                                                       \
-    GCONV_IMPL_FWD_HALO_KERNEL(name, T, EPI_FN)                                                  \
+    GCONV_IMPL_FWD_HALO_KERNEL(name, T, EPI_FN, 0)                                               \
     GCONV_IMPL_IF(GCONV_IMPL_HAS_WS(T, ACT, WEI))(GCONV_IMPL_FWD_WS_KERNELS(name, T, EPI_FN))    \
     GCONV_IMPL_FWD_UNUSED static inline int name##_supports(const gconv_problem *p, char *why,   \
                                                             size_t len)                          \

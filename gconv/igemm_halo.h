@@ -40,9 +40,15 @@
  * [GB * NT * 8 rows][KS * 16 + 8] (KS = ceil(taps * C / 16) k-steps; rows k >= K and the
  * padding are zero; the odd number of 16-byte chunks per row keeps B's ldmatrix conflict-free);
  * per-lane ldmatrix offsets of every k-step (the common 3x3 shapes keep them in registers and
- * unroll the k loop); per virtual pixel its output offset within the band (-1: a column thrown
- * away); per halo pixel its input offset and row (the copies' addresses). Halo and weights
- * arrive by cp.async with zero fill; the tables are built once per block.
+ * unroll the k loop; backward data's in-place weights, gconv_impl_halo_plan_wtr, add B's);
+ * per virtual pixel its output offset within the band (-1: a column thrown away); per halo
+ * pixel its input offset and row (the copies' addresses). Halo and weights arrive by cp.async
+ * with zero fill; the tables are built once per block, while the first weights are in flight.
+ *
+ * Backward data (stride 1) runs this kernel on its forward view: the weights flipped in both
+ * filter axes with C and K swapped. Where the view's K is a multiple of 8 and the weights are
+ * GKYXC (gconv_impl_halo_plan_wtr), the kernel reads the problem's weights as they are, k-major,
+ * through ldmatrix.trans; otherwise a pre-pass kernel writes the view's weights first.
  *
  * The math. A warp takes work items (group, MT consecutive 16-pixel m-tiles) and, for each
  * k-step, loads B for NT = ceil(K / 8) n-tiles (NT 1, 2 or 4, rounded up) and, per m-tile,
@@ -69,7 +75,11 @@
 #define GCONV_IMPL_HALO_PS 144                /* bytes per halo pixel: 64 channels + 8 pad */
 #define GCONV_IMPL_HALO_MAX_SMEM (110 * 1024) /* two halos + weights + tables, at most */
 #define GCONV_IMPL_HALO_MAX_TAPS 1024
-#define GCONV_IMPL_HALO_KO_MAX 9              /* most k-steps with A offsets in registers */
+/* most k-steps whose per-lane A offsets live in registers (loaded once per block) rather than
+ * in shared memory (one LDS per k-step per item): 18 covers 3x3 at C = 32 */
+#ifndef GCONV_IMPL_HALO_KO_MAX
+#define GCONV_IMPL_HALO_KO_MAX 18
+#endif
 /* virtual output pixels per work unit, at most (a knob: smaller units balance the persistent
  * blocks better, larger ones re-read fewer halo rows). 0 (the default): 64 where a row has at
  * least 24 virtual pixels, else 128 (gconv_impl_halo_target; H100 sweep of 64 / 96 / 128 /
@@ -99,6 +109,11 @@ typedef struct gconv_impl_halo_params {
     int wrow;                /* weight row length in shared memory (elements) */
     int bands;               /* row bands per image */
     int units, blocks;       /* work units (chunk, image, band); persistent blocks launched */
+    int uq, ur;              /* units / blocks, units % blocks (block b takes uq units, one
+                                more if b < ur: an even split without a 64-bit division) */
+    unsigned mx, mwp;        /* gconv_impl_halo_magic of X and of Wp (the tables' divisions) */
+    int wtr;                 /* weights as the problem's own GKYXC, read transposed (below) */
+    int wkp, wgs;            /* wtr: bytes per weight row block k (taps * K * 2 + pad), per group */
     int halo_bytes, w_bytes; /* one halo buffer; the weights */
     int in_n, in_h, in_w;    /* input strides of n, h, w (elements) */
     int out_n, out_h, out_w;
@@ -112,6 +127,20 @@ typedef struct gconv_impl_halo_params {
 #define GCONV_IMPL_HALO_ENABLE 0
 #endif
 #endif
+
+/* Division by a divisor d known per launch, without the ~20-instruction integer division:
+ * m = ceil(2^32 / d) for d >= 2 (0 marks d = 1), then n / d = umulhi(n, m) exactly for every
+ * n < 2^32 / d (the error m * d - 2^32 < d times n stays below 2^32); the tables divide pixel
+ * and tap indices below 2^16 by d below 2^16. */
+static inline unsigned gconv_impl_halo_magic(int d)
+{
+    return d <= 1 ? 0u : (unsigned)((((uint64_t)1 << 32) + (uint64_t)d - 1) / (uint64_t)d);
+}
+
+static __device__ __forceinline__ int gconv_impl_halo_div(int n, unsigned m)
+{
+    return m ? (int)__umulhi((unsigned)n, m) : n;
+}
 
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
 static __device__ __forceinline__ void gconv_impl_halo_mma(float *d, const unsigned *a,
@@ -177,23 +206,32 @@ static __device__ __forceinline__ unsigned gconv_impl_halo_epi_pair(const gconv_
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
 /* One k-step of an item: B of NT n-tiles from the weight rows at bs, A of MT = 4 / NT m-tiles
  * from the halo at a0 (16 pixels further per m-tile), MT x NT mma into acc. tail: the k-step's
- * second 8 columns lie past taps * C (their A registers are zeroed). */
+ * second 8 columns lie past taps * C (their A registers are zeroed). TR (a literal): the
+ * weights are stored k-major (wtr) and B comes through ldmatrix.trans, n-tile pairs 32 bytes
+ * apart in a row; else n-major, pairs 16 rows of wrow2 bytes apart. */
 static __device__ __forceinline__ void gconv_impl_halo_kstep(float (*acc)[4][4], unsigned bs,
                                                              unsigned a0, int wrow2, int tail,
-                                                             gconv_dtype dt, const int NT)
+                                                             gconv_dtype dt, const int NT,
+                                                             const int TR)
 {
     const int MT = 4 / NT;
     unsigned b[4][2];
     int mt, nt;
     if (NT == 1) {
         unsigned t2[2];
-        gconv_impl_igemm_ldsm_x2(bs, t2);
+        if (TR)
+            gconv_impl_igemm_ldsm_x2_t(bs, t2);
+        else
+            gconv_impl_igemm_ldsm_x2(bs, t2);
         b[0][0] = t2[0], b[0][1] = t2[1];
     } else {
 #pragma unroll
         for (nt = 0; nt < NT; nt += 2) {
             unsigned t4[4];
-            gconv_impl_igemm_ldsm_x4(bs + nt * 8 * wrow2, t4);
+            if (TR)
+                gconv_impl_igemm_ldsm_x4_t(bs + nt * 16, t4);
+            else
+                gconv_impl_igemm_ldsm_x4(bs + nt * 8 * wrow2, t4);
             b[nt][0] = t4[0], b[nt][1] = t4[1], b[nt + 1][0] = t4[2], b[nt + 1][1] = t4[3];
         }
     }
@@ -265,12 +303,13 @@ static __device__ __forceinline__ void gconv_impl_halo_store(const gconv_impl_ha
  * k-step count as a literal (the common 3x3 shapes): the k loop then unrolls completely and
  * takes the lanes' A offsets from ko (registers, loaded once per block) instead of shared
  * memory. halo: this unit's halo buffer; ob2: output offset of (image n, band row 0) in 32-bit
- * words; qlim: virtual pixels of the band's rows (rows * Wp). */
+ * words; qlim: virtual pixels of the band's rows (rows * Wp). TR: the weights are wtr's (B's
+ * per-lane row offsets of every k-step from boffs, one LDS per k-step). */
 static __device__ __forceinline__ void gconv_impl_halo_items(
     const gconv_impl_halo_params *P, gconv_dtype dt, gconv_impl_epi_fn epi, int plain, int fastd,
     const unsigned char *halo, const unsigned char *wsm, const int *offs, const int *ko,
-    const int *pixrel, int n, int oh0, int qlim, int ob2, int g0, int gv, int gl0, int mi0,
-    const int NT, const int KSL)
+    const int *boffs, const int *pixrel, int n, int oh0, int qlim, int ob2, int g0, int gv,
+    int gl0, int mi0, const int NT, const int KSL, const int TR)
 {
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
     const int MT = 4 / NT;
@@ -288,10 +327,13 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
         /* ldmatrix rows of this lane: A from m-tile pixels m0 + 16 * mt (+ the lane's row and
          * tap offset from offs / ko), channels of group gl; B from weight rows
          * gl * NT * 8 + 8 * (nt + (lane >> 4)) + (lane & 7), k half (lane >> 3) & 1 (x2: lanes
-         * 0-15 only; rows k >= K are zero in shared memory) */
+         * 0-15 only; rows k >= K are zero in shared memory); wtr (TR): from group gl's block
+         * plus boffs */
         const unsigned asm0 = sbase + (unsigned)(m0 * GCONV_IMPL_HALO_PS + gl * C * 2);
-        const unsigned bsm = wbase_s + (unsigned)((gl * NT * 8 + ((lane >> 4) << 3) + (lane & 7)) *
-                                                  wrow2 + ((lane >> 3) & 1) * 16);
+        const unsigned bsm =
+            TR ? wbase_s + (unsigned)(gl * P->wgs)
+               : wbase_s + (unsigned)((gl * NT * 8 + ((lane >> 4) << 3) + (lane & 7)) * wrow2 +
+                                      ((lane >> 3) & 1) * 16);
         const int g = g0 + gl;
         unsigned *og = out + ((g * K) >> 1);
         float acc[4][4][4];
@@ -323,16 +365,16 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
          * first 8 columns of a k-step, whose second half, a2 / a3, is zeroed) */
 #pragma unroll
         for (ks = 0; ks < KSL; ks++) {
-            /* up to 9 k-steps keep the offsets in registers; 18 (one m-tile per item) load
-             * them, one LDS per k-step, to stay within the register budget */
+            /* offsets from registers up to GCONV_IMPL_HALO_KO_MAX k-steps, else one LDS each */
             const int o = KSL <= GCONV_IMPL_HALO_KO_MAX ? ko[ks] : offs[ks * 32 + lane];
-            gconv_impl_halo_kstep(acc, bsm + ks * 32, asm0 + o, wrow2, ks == KSL - 1 && ksf >= 0,
-                                  dt, NT);
+            gconv_impl_halo_kstep(acc, bsm + (TR ? (unsigned)boffs[ks * 32 + lane] : ks * 32u),
+                                  asm0 + o, wrow2, ks == KSL - 1 && ksf >= 0, dt, NT, TR);
         }
         if (!KSL)
             for (ks = 0; ks < ksteps; ks++)
-                gconv_impl_halo_kstep(acc, bsm + ks * 32, asm0 + offs[ks * 32 + lane], wrow2,
-                                      ks == ksf, dt, NT);
+                gconv_impl_halo_kstep(acc,
+                                      bsm + (TR ? (unsigned)boffs[ks * 32 + lane] : ks * 32u),
+                                      asm0 + offs[ks * 32 + lane], wrow2, ks == ksf, dt, NT, TR);
         /* epilogue: accumulators e, e + 1 of tile (mt, nt) are virtual pixel
          * q = m0 + 16 * mt + r8 (+8 for e = 2), output channels k = 8 * nt + q2, k + 1 of
          * group g: the 32-bit word (g * K + k) / 2 past the pixel's (pixrel holds its offset
@@ -386,7 +428,7 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
 #else
     (void)P, (void)dt, (void)epi, (void)plain, (void)fastd, (void)halo, (void)wsm, (void)offs, (void)ko;
     (void)pixrel, (void)n, (void)oh0, (void)qlim, (void)ob2, (void)g0, (void)gv, (void)gl0;
-    (void)mi0, (void)NT;
+    (void)mi0, (void)NT, (void)boffs, (void)TR;
     (void)KSL;
 #endif
 }
@@ -422,7 +464,8 @@ static __device__ __forceinline__ void gconv_impl_halo_fill(const gconv_impl_hal
  * gl * NT * 8 + k holds (g0 + gl, k)'s taps * C elements (GKYXC: contiguous in global memory),
  * zero-padded to wrow; rows k >= K and groups past gv are zero. C >= 8 makes a row a whole
  * number of 16-byte copies. Pair mode builds the block-diagonal rows from 8-byte runs (one
- * tap of one (group, k) of the problem: 4 channels). */
+ * tap of one (group, k) of the problem: 4 channels). wtr: each group's weights as the problem
+ * stores them (see gconv_impl_halo_plan_wtr), one contiguous run of 16-byte copies. */
 static __device__ __forceinline__ void gconv_impl_halo_wfill(const gconv_impl_halo_params *P,
                                                              unsigned char *wsm, int g0, int gv)
 {
@@ -430,6 +473,23 @@ static __device__ __forceinline__ void gconv_impl_halo_wfill(const gconv_impl_ha
     const int rows_w = P->GB * NT * 8, lnt = NT == 1 ? 3 : NT == 2 ? 4 : 5; /* log2(NT * 8) */
     const unsigned ws = gconv_impl_igemm_smem_addr(wsm);
     int r;
+    if (P->wtr) {
+        /* row r0 = gl * C + k (C rows per group, the reduction channels) at r0 * wkp, its
+         * taps * K elements (K % 8 == 0: cpr whole copies) contiguous in global memory, and
+         * the groups' rows one after another there too: copy i is global chunk i */
+        const int cpr = (P->taps * P->K) >> 3, total = gv * P->C * cpr;
+        const unsigned char *w = (const unsigned char *)P->wei + (int64_t)g0 * P->C * cpr * 16;
+        int i = tid, r0 = tid / cpr, c0 = tid - r0 * cpr;
+        const int dr = GCONV_IMPL_HALO_THREADS / cpr, dc = GCONV_IMPL_HALO_THREADS - dr * cpr;
+        for (; i < total; i += GCONV_IMPL_HALO_THREADS) {
+            gconv_impl_igemm_cp_async16(ws + (unsigned)(r0 * P->wkp + c0 * 16), w + (int64_t)i * 16,
+                                        1);
+            r0 += dr, c0 += dc;
+            if (c0 >= cpr)
+                c0 -= cpr, r0++;
+        }
+        return;
+    }
     if (P->pair) {
         /* kernel row r = 8 gl + 4 j + k, 8-byte column u = 2 tap + i: problem group
          * 2 (g0 + gl) + j, channel k, tap, nonzero only for i == j */
@@ -468,18 +528,20 @@ static __device__ __forceinline__ void gconv_impl_halo_wfill(const gconv_impl_ha
 
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
 /* The unit loop of a block for NT n-tiles and KSL (see gconv_impl_halo_items; literals): units
- * [u, uend), the first one's weights and halo already issued into buffer 0. */
+ * [u, uend), the first one's weights and halo already issued into buffer 0; TR: wtr. */
 static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_halo_params *P,
                                                             gconv_dtype dt, gconv_impl_epi_fn epi,
                                                             int plain, int fastd,
                                                             unsigned char *smem, int u,
-                                                            int uend, const int NT, const int KSL)
+                                                            int uend, const int NT, const int KSL,
+                                                            const int TR)
 {
     const int hb = P->halo_bytes;
     const unsigned char *wsm = smem + 2 * hb;
     const int *offs = (const int *)(wsm + P->w_bytes);
     const int *pixrel = offs + P->KS * 32;
     const int2 *pixin = (const int2 *)(pixrel + P->Q);
+    const int *boffs = (const int *)(pixin + P->P);
     int ko[GCONV_IMPL_HALO_KO_MAX];
     /* this warp's first item (group gl0, m-tile group mi0): the same in every unit, so the
      * division is done once per block, not per unit */
@@ -517,8 +579,8 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
         if (same)
             gconv_impl_halo_fill(P, nxt, pixin, nn, nband * P->R, g0, gv);
         gconv_impl_igemm_cp_commit();
-        gconv_impl_halo_items(P, dt, epi, plain, fastd, cur, wsm, offs, ko, pixrel, n, oh0,
-                              rows * P->Wp, ob2, g0, gv, gl0, mi0, NT, KSL);
+        gconv_impl_halo_items(P, dt, epi, plain, fastd, cur, wsm, offs, ko, boffs, pixrel, n, oh0,
+                              rows * P->Wp, ob2, g0, gv, gl0, mi0, NT, KSL, TR);
         if (u + 1 < uend && !same) {
             /* the next unit is in the next chunk: its weights replace these once every warp
              * is done with them */
@@ -534,9 +596,11 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
 #endif
 
 /* One persistent block: build the tables, issue the first unit's loads, then run its range
- * of units with the next unit's halo loading while the current one computes. */
+ * of units with the next unit's halo loading while the current one computes. TRM (a literal):
+ * the instantiation may be given wtr plans (backward data's; forward's leaves that code out). */
 static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_halo_params *P,
-                                                            gconv_dtype dt, gconv_impl_epi_fn epi)
+                                                            gconv_dtype dt, gconv_impl_epi_fn epi,
+                                                            const int TRM)
 {
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
     GCONV_IMPL_DYN_SMEM(smem);
@@ -547,8 +611,9 @@ static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_hal
     int *pixrel = offs + P->KS * 32;              /* [Q] output word offset within the band */
     int2 *pixin = (int2 *)(pixrel + P->Q);        /* [P] halo pixel: input offset, row */
     /* this block's units [u, uend): an even share of all, in order chunk, image, band */
-    const int u = (int)((int64_t)blockIdx.x * P->units / P->blocks);
-    const int uend = (int)((int64_t)(blockIdx.x + 1) * P->units / P->blocks);
+    const int bid = (int)blockIdx.x;
+    const int u = bid * P->uq + (bid < P->ur ? bid : P->ur);
+    const int uend = u + P->uq + (bid < P->ur);
     /* the plain store skips the epilogue function, unless it is a user op */
     const int plain = P->plain && epi == gconv_impl_epilogue_apply;
     /* the built-in epilogue whose D tensors all share the output's layout */
@@ -557,6 +622,14 @@ static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_hal
     if (u >= uend)
         return;
 
+    /* the first unit's weights need no table: their copies go out first, so that the tables
+     * below are built while they are in flight (37 KB at C = 32, the longest wait of a block) */
+    {
+        const int per = P->N * P->bands;
+        const int chunk = u / per, g0 = chunk * P->GB, gv = P->G - g0 < P->GB ? P->G - g0 : P->GB;
+        gconv_impl_halo_wfill(P, wsm, g0, gv);
+        gconv_impl_igemm_cp_commit();
+    }
     /* per-lane ldmatrix offsets of every k-step: lane l gives row (l & 7) + 8 * ((l >> 3) & 1)
      * of the m-tile and the 8 columns kk = 16 ks + 8 * ((l >> 4) & 1), i.e. tap kk >> lc,
      * channels (kk & (C - 1)) .. +7 (one tap, C >= 8); columns past taps * C point at tap 0
@@ -565,49 +638,71 @@ static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_hal
         const int ks = i >> 5, l = i & 31;
         const int kk = ks * 16 + ((l >> 4) & 1) * 8, row = (l & 7) + ((l >> 3) & 1) * 8;
         const int tap = kk < P->TC ? kk >> P->lc : 0, c = kk < P->TC ? kk & (P->C - 1) : 0;
-        const int ty = tap / P->X, tx = tap - ty * P->X;
+        const int ty = gconv_impl_halo_div(tap, P->mx), tx = tap - ty * P->X;
         offs[i] = (row + ty * P->dh * Wp + tx * P->dw) * GCONV_IMPL_HALO_PS + c * 2;
     }
     /* virtual pixel q = r * Wp + c: its output offset from the band's first row in 32-bit
      * words (without n and channels; out_h, out_w even), -1 for columns past OW; rows past a
      * short last band are dropped per unit */
     for (i = tid; i < P->Q; i += GCONV_IMPL_HALO_THREADS) {
-        const int r = i / Wp, c = i - r * Wp;
+        const int r = gconv_impl_halo_div(i, P->mwp), c = i - r * Wp;
         pixrel[i] = c < P->OW ? (r * P->out_h + c * P->out_w) >> 1 : -1;
     }
     /* halo pixel p = hr * Wp + hc: see gconv_impl_halo_fill */
     for (i = tid; i < P->P; i += GCONV_IMPL_HALO_THREADS) {
-        const int hr = i / Wp, iw = i - hr * Wp - P->pw;
+        const int hr = gconv_impl_halo_div(i, P->mwp), iw = i - hr * Wp - P->pw;
         pixin[i] = make_int2((unsigned)iw < (unsigned)P->W ? hr * P->in_h + iw * P->in_w : -1, hr);
+    }
+    /* wtr: B's per-lane ldmatrix.trans row of every k-step, from the group's block: lane l
+     * gives k row kk = 16 ks + 8 * ((l >> 3) & 1) + (l & 7) (matrices 0 / 1: the k halves),
+     * i.e. view tap kk >> lc, whose weights are the problem's tap taps - 1 - that (both filter
+     * axes flipped), channel row kk & (C - 1), and n-tile (l >> 4) of the pair (16 bytes on);
+     * rows past taps * C (a tail: A is zero there) point at a real row so that B stays finite */
+    if (TRM && P->wtr) {
+        int *boffs = (int *)(pixin + P->P);
+        for (i = tid; i < P->KS * 32; i += GCONV_IMPL_HALO_THREADS) {
+            const int ks = i >> 5, l = i & 31;
+            const int kk0 = ks * 16 + ((l >> 3) & 1) * 8 + (l & 7);
+            const int kk = kk0 < P->TC ? kk0 : (l & 7);
+            boffs[i] = (kk & (P->C - 1)) * P->wkp + (P->taps - 1 - (kk >> P->lc)) * P->K * 2 +
+                       (l >> 4) * 16;
+        }
     }
     __syncthreads(); /* the tables, for the first unit's copies */
     {
         const int per = P->N * P->bands;
         const int chunk = u / per, g0 = chunk * P->GB, gv = P->G - g0 < P->GB ? P->G - g0 : P->GB;
         const int n = (u - chunk * per) / P->bands, band = u - chunk * per - n * P->bands;
-        gconv_impl_halo_wfill(P, wsm, g0, gv);
         gconv_impl_halo_fill(P, smem, pixin, n, band * P->R, g0, gv);
         gconv_impl_igemm_cp_commit();
     }
     /* the 3x3 shapes with C = K (8: 5 k-steps, 16: 9, 32: 18) unroll their k loop */
+#define GCONV_IMPL_HALO_GO(nt_, ksl_)                                                            \
+    do {                                                                                         \
+        if (TRM && P->wtr)                                                                       \
+            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, nt_, ksl_, 1);         \
+        else                                                                                     \
+            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, nt_, ksl_, 0);         \
+    } while (0)
     if (NT == 1) {
         if (P->KS == 5)
-            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, 1, 5);
+            GCONV_IMPL_HALO_GO(1, 5);
         else
-            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, 1, 0);
+            GCONV_IMPL_HALO_GO(1, 0);
     } else if (NT == 2) {
         if (P->KS == 9)
-            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, 2, 9);
+            GCONV_IMPL_HALO_GO(2, 9);
         else
-            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, 2, 0);
+            GCONV_IMPL_HALO_GO(2, 0);
     } else {
         if (P->KS == 18)
-            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, 4, 18);
+            GCONV_IMPL_HALO_GO(4, 18);
         else
-            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, 4, 0);
+            GCONV_IMPL_HALO_GO(4, 0);
     }
+#undef GCONV_IMPL_HALO_GO
 #else
-    (void)P, (void)dt, (void)epi;
+    (void)P, (void)dt, (void)epi, (void)TRM;
 #endif
 }
 
@@ -714,7 +809,8 @@ static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, c
     P->R = R, P->Wp = Wp, P->NT = NT, P->MTP = MTP;
     P->P = Pn, P->Q = 16 * MT * MTP, P->wrow = wrow;
     P->bands = (OH + R - 1) / R;
-    P->units = (int)units, P->blocks = (int)units;
+    P->units = (int)units, P->blocks = (int)units, P->uq = 1, P->ur = 0;
+    P->mx = gconv_impl_halo_magic(P->X), P->mwp = gconv_impl_halo_magic(Wp);
     P->halo_bytes = halo, P->w_bytes = wbytes;
     {
         gconv_act_strides si = gconv_in_strides(p), so = gconv_out_strides(p);
@@ -728,10 +824,40 @@ static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, c
 #endif
 }
 
-/* Shared memory of a planned launch: two halos, weights, A offsets, pixel tables. */
+/* Shared memory of a planned launch: two halos, weights, A offsets, pixel tables (wtr: and B
+ * offsets). */
 static inline int gconv_impl_halo_smem(const gconv_impl_halo_params *P)
 {
-    return 2 * P->halo_bytes + P->w_bytes + P->KS * 128 + P->Q * 4 + P->P * 8;
+    return 2 * P->halo_bytes + P->w_bytes + P->KS * 128 * (P->wtr ? 2 : 1) + P->Q * 4 + P->P * 8;
+}
+
+/* Backward data through its forward view (gconv/bwd_data.h): switch a plan of the view to
+ * read p's own GKYXC weights wei[g][k][tap][c], with no pre-pass making the view's weights.
+ * In the view the reduction channels (P->C) are p's K and the outputs (P->K) p's C, and
+ * B[kk = tap' * P->C + k][n = c] = wei[g][k][taps - 1 - tap'][c] (both filter axes flipped
+ * reverse the flattened tap): per group P->C rows of taps * P->K elements, i.e. B stored
+ * k-major, whose fragments ldmatrix.trans reads. In shared memory row k of group gl starts at
+ * gl * wgs + k * wkp, wkp = taps * P->K * 2 bytes padded by 16 or 32 to an odd number of
+ * 16-byte chunks (the 8 rows of an ldmatrix, 8 consecutive k, fall in distinct bank groups;
+ * the pad also keeps the last n-tile of K = 24 inside the block). 1 if switched, 0 and P
+ * unchanged where it does not apply: pair mode, P->K not a multiple of 8 (rows must be whole
+ * 16-byte copies), weights not GKYXC or not 16-byte aligned, or the shared memory short. */
+static inline int gconv_impl_halo_plan_wtr(const gconv_problem *p, const void *wei,
+                                           gconv_impl_halo_params *P)
+{
+    int wkp, wbytes;
+    if (P->pair || P->K % 8 || (uintptr_t)wei % 16 ||
+        gconv_layout_family(gconv_wei_layout(p)) != GCONV_GKYXC)
+        return 0;
+    wkp = P->taps * P->K * 2 + 16;
+    if ((wkp / 16) % 2 == 0)
+        wkp += 16;
+    wbytes = P->GB * P->C * wkp;
+    if (2 * P->halo_bytes + wbytes + 2 * P->KS * 128 + P->Q * 4 + P->P * 8 >
+        GCONV_IMPL_HALO_MAX_SMEM)
+        return 0;
+    P->wtr = 1, P->wei = wei, P->wkp = wkp, P->wgs = P->C * wkp, P->w_bytes = wbytes;
+    return 1;
 }
 
 /* The persistent grid of a planned launch: as many blocks as fit on the device at once
@@ -740,6 +866,7 @@ static inline void gconv_impl_halo_grid(gconv_impl_halo_params *P, int resident)
 {
     const int64_t b = (int64_t)(resident > 0 ? resident : 1) * gconv_device_sm_count();
     P->blocks = b <= 0 || b >= P->units ? P->units : (int)b;
+    P->uq = P->units / P->blocks, P->ur = P->units % P->blocks;
 }
 
 /* The most any plan asks for (the launcher raises the kernel's limit to this once). */

@@ -474,6 +474,11 @@ static const gt_fixed gt_fixed_problems[] = {
     {2, 3, 1, 32, 32, {1, 7, 7}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
     {2, 4, 2, 6, 16, {1, 9, 11}, {1, 3, 2}, {1, 1, 1}, {1, 2, 1}, {0, 2, 0}, {0, 1, 1}},
     {1, 5, 2, 16, 16, {1, 1, 30}, {1, 1, 5}, {1, 1, 1}, {1, 1, 2}, {0, 0, 3}, {0, 0, 8}},
+    /* the halo kernel reading the weights in place (no pre-pass, ldmatrix.trans): 24 outputs
+     * per group (the fourth n-tile half past the row), a partial chunk of 3 groups of K = 8, a
+     * 3x2 filter dilated along x; K = 32 (two groups per chunk) with a 1x3 filter */
+    {2, 3, 2, 24, 8, {1, 10, 9}, {1, 3, 2}, {1, 1, 1}, {1, 1, 2}, {0, 1, 0}, {0, 1, 2}},
+    {2, 3, 1, 16, 32, {1, 8, 7}, {1, 1, 3}, {1, 1, 1}, {1, 1, 1}, {0, 0, 1}, {0, 0, 1}},
     /* C = K = 4, G even: the halo kernel's pair mode (block-diagonal weights of two groups),
      * a partial group chunk; 1D dilated with asymmetric pads; G odd falls back to FEWC */
     {2, 6, 2, 4, 4, {1, 12, 10}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
@@ -680,6 +685,35 @@ static void gt_huge(const gt_impl *im, gconv_problem p, int residual)
     gt_dev_free(d_res);
     gt_dev_free(ws);
     free(h_wei);
+}
+
+/* The halo kernel's persistent grid on backward data's forward view: more units than the
+ * device holds blocks, group chunks (and so the weights) changing inside a block's range; the
+ * weights read in place (C = K = 16 at 56x56, C = K = 32 at 28x28) and through the
+ * pre-pass (C = K = 4 pairs, and the GKCYX weights of the NHWGC / GKCYX fp16 instantiation);
+ * fp16 and bf16, plain and with a residual D. */
+Test(bwd_data, halo_persistent, .timeout = 180)
+{
+    static const int sh[3][5] = {/* C = K, G, N, H = W */ {16, 8, 8, 56}, {32, 4, 40, 28},
+                                 {4, 32, 8, 56}};
+    int i, ti;
+    gt_require_gpu();
+    gt_fail_count = 0;
+    for (i = 0; i < 3; i++)
+        for (ti = GT_T_F16; ti <= GT_T_BF16; ti++) {
+            const gt_impl *im = &gt_impls[ti][0];
+            gconv_problem p;
+            gconv_problem_2d(&p, sh[i][1], sh[i][2], sh[i][0], sh[i][0], sh[i][3], sh[i][3], 3, 3,
+                             1, 1, 1, 1, 1, 1);
+            gconv_problem_set_layouts(&p, im->act, im->wei);
+            gt_run_case(im, &p, ti == GT_T_F16 ? GT_EPI_NONE : GT_EPI_ADD1, GT_INIT_DECIMAL,
+                        0x4B10u + (uint64_t)(i * 4 + ti));
+            if (ti == GT_T_F16 && i < 2) {
+                im = &gt_impls[ti][3];
+                gconv_problem_set_layouts(&p, im->act, im->wei);
+                gt_run_case(im, &p, GT_EPI_ADD1, GT_INIT_DECIMAL, 0x4B20u + (uint64_t)i);
+            }
+        }
 }
 
 /* depthwise 3x3 stride 2, fp16 NHWGC, 1 x 4100 x 4100 x 128 = 2,151,680,000 d_in elements
