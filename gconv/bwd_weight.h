@@ -1758,8 +1758,9 @@ static __device__ __forceinline__ void gconv_impl_bwh_fill(const gconv_impl_bwh_
     const int g0 = chunk * hi->GB, gv = hi->G - g0 < hi->GB ? hi->G - g0 : hi->GB;
     if ((int)threadIdx.x >= GCONV_IMPL_HALO_THREADS)
         return;
-    gconv_impl_halo_fill(hi, buf, pin, n, band * hi->R, g0, gv);
-    gconv_impl_halo_fill(&P->ho, buf + hi->P * GCONV_IMPL_HALO_PS, pout, n, band * hi->R, g0, gv);
+    gconv_impl_halo_fill(hi, buf, pin, n, band * hi->R, g0, gv, 0);
+    gconv_impl_halo_fill(&P->ho, buf + hi->P * GCONV_IMPL_HALO_PS, pout, n, band * hi->R, g0, gv,
+                         0);
 }
 
 /* The unit after (chunk, n, band) in the grid's order (band fastest, then image). */

@@ -306,6 +306,19 @@ static __device__ __forceinline__ void gconv_impl_igemm_cp_async16(unsigned s, c
 #endif
 }
 
+/* The same through L1 (cp.async.ca): for tiles whose rows the same block copies again soon
+ * (the halo kernels' consecutive row bands share all but R of their rows). */
+static __device__ __forceinline__ void gconv_impl_igemm_cp_async16_ca(unsigned s, const void *g,
+                                                                      int valid)
+{
+#if GCONV_IMPL_IGEMM_CP_ASYNC
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(g),
+                 "r"(valid ? 16 : 0));
+#else
+    (void)s, (void)g, (void)valid;
+#endif
+}
+
 /* The same for 8 bytes (cp.async.ca: the .cg form takes only 16). */
 static __device__ __forceinline__ void gconv_impl_igemm_cp_async8(unsigned s, const void *g, int valid)
 {

@@ -75,6 +75,14 @@
 #define GCONV_IMPL_HALO_PS 144                /* bytes per halo pixel: 64 channels + 8 pad */
 #define GCONV_IMPL_HALO_MAX_SMEM (110 * 1024) /* two halos + weights + tables, at most */
 #define GCONV_IMPL_HALO_MAX_TAPS 1024
+/* 1: the forward kernel's halo copies go through L1 (cp.async.ca: a block's consecutive units
+ * are consecutive row bands of one image, whose halos share all but R rows; H100, ResNeXt
+ * 128@56 forward 68.5 -> 65.4 us, backward data 72.9 -> 69.0, the other layers within 1.5 %;
+ * bench/NOTES.md), 0: .cg (L2 only). The backward-weight BWH kernel, slower with .ca (56.5 ->
+ * 62-68 us at 128@56: its larger tiles leave L1 less room), always uses .cg. */
+#ifndef GCONV_IMPL_HALO_CA
+#define GCONV_IMPL_HALO_CA 1
+#endif
 /* most k-steps whose per-lane A offsets live in registers (loaded once per block) rather than
  * in shared memory (one LDS per k-step per item): 18 covers 3x3 at C = 32 */
 #ifndef GCONV_IMPL_HALO_KO_MAX
@@ -439,10 +447,11 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
  * image are zero-filled. pixin[p] = {offset of (hr, hc) from the window's row -ph... i.e.
  * hr * in_h + (hc - pw) * in_w, or -1 for a column outside the image; hr}: the same for every
  * unit, so a copy costs one table load, two tests and an add. Offsets fit in 32 bits (the plan
- * asks for fewer than 2^31 input elements). */
+ * asks for fewer than 2^31 input elements). CA: through L1 (cp.async.ca), else .cg. */
 static __device__ __forceinline__ void gconv_impl_halo_fill(const gconv_impl_halo_params *P,
                                                             unsigned char *halo, const int2 *pixin,
-                                                            int n, int oh0, int g0, int gv)
+                                                            int n, int oh0, int g0, int gv,
+                                                            const int CA)
 {
     const int tid = (int)threadIdx.x, q = tid & 7;
     const unsigned short *in = (const unsigned short *)P->in;
@@ -455,8 +464,12 @@ static __device__ __forceinline__ void gconv_impl_halo_fill(const gconv_impl_hal
     for (p = tid >> 3; p < P->P; p += GCONV_IMPL_HALO_THREADS / 8) {
         const int2 t = pixin[p];
         const int ok = okq && t.x >= 0 && (unsigned)(ih0 + t.y) < (unsigned)P->H;
-        gconv_impl_igemm_cp_async16(hs + (unsigned)(p * GCONV_IMPL_HALO_PS),
-                                    in + (ok ? (unsigned)(uoff + t.x) : 0u), ok);
+        if (CA)
+            gconv_impl_igemm_cp_async16_ca(hs + (unsigned)(p * GCONV_IMPL_HALO_PS),
+                                           in + (ok ? (unsigned)(uoff + t.x) : 0u), ok);
+        else
+            gconv_impl_igemm_cp_async16(hs + (unsigned)(p * GCONV_IMPL_HALO_PS),
+                                        in + (ok ? (unsigned)(uoff + t.x) : 0u), ok);
     }
 }
 
@@ -577,7 +590,7 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
         gconv_impl_igemm_cp_wait(0);
         __syncthreads();
         if (same)
-            gconv_impl_halo_fill(P, nxt, pixin, nn, nband * P->R, g0, gv);
+            gconv_impl_halo_fill(P, nxt, pixin, nn, nband * P->R, g0, gv, GCONV_IMPL_HALO_CA);
         gconv_impl_igemm_cp_commit();
         gconv_impl_halo_items(P, dt, epi, plain, fastd, cur, wsm, offs, ko, boffs, pixrel, n, oh0,
                               rows * P->Wp, ob2, g0, gv, gl0, mi0, NT, KSL, TR);
@@ -587,7 +600,7 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
             const int ng0 = nchunk * P->GB, ngv = P->G - ng0 < P->GB ? P->G - ng0 : P->GB;
             __syncthreads();
             gconv_impl_halo_wfill(P, smem + 2 * hb, ng0, ngv);
-            gconv_impl_halo_fill(P, nxt, pixin, nn, nband * P->R, ng0, ngv);
+            gconv_impl_halo_fill(P, nxt, pixin, nn, nband * P->R, ng0, ngv, GCONV_IMPL_HALO_CA);
             gconv_impl_igemm_cp_commit();
         }
         chunk = nchunk, n = nn, band = nband;
@@ -673,7 +686,7 @@ static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_hal
         const int per = P->N * P->bands;
         const int chunk = u / per, g0 = chunk * P->GB, gv = P->G - g0 < P->GB ? P->G - g0 : P->GB;
         const int n = (u - chunk * per) / P->bands, band = u - chunk * per - n * P->bands;
-        gconv_impl_halo_fill(P, smem, pixin, n, band * P->R, g0, gv);
+        gconv_impl_halo_fill(P, smem, pixin, n, band * P->R, g0, gv, GCONV_IMPL_HALO_CA);
         gconv_impl_igemm_cp_commit();
     }
     /* the 3x3 shapes with C = K (8: 5 k-steps, 16: 9, 32: 18) unroll their k loop */
