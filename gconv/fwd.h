@@ -874,18 +874,26 @@ static inline int gconv_impl_fwd_pick(int64_t M, int N, int G, int sms)
 #define GCONV_FWD_HALO 1
 #endif
 #if GCONV_FWD_HALO
-/* TRM: 1 where the kernel may get backward data's wtr plans (gconv_impl_halo_plan_wtr) */
+/* TRM: 1 where the kernel may get backward data's wtr plans (gconv_impl_halo_plan_wtr). Two
+ * kernels: name_halo1 for one-n-tile plans with D tensors (K <= 8, 3 blocks per SM), name_halo
+ * for the rest (GCONV_IMPL_HALO_LAUNCH_ANY picks). */
 #define GCONV_IMPL_FWD_HALO_KERNEL(name, T, EPI_FN, TRM)                                         \
     static __global__ void __launch_bounds__(GCONV_IMPL_HALO_THREADS, GCONV_IMPL_HALO_MIN_BLOCKS)   \
         name##_halo(gconv_impl_halo_params P)                                                    \
     {                                                                                            \
-        gconv_impl_halo_body(&P, T, EPI_FN, TRM);                                                \
+        gconv_impl_halo_body(&P, T, EPI_FN, TRM, 0);                                             \
+    }                                                                                            \
+    static __global__ void __launch_bounds__(GCONV_IMPL_HALO_THREADS,                            \
+                                             GCONV_IMPL_HALO_MIN_BLOCKS1)                        \
+        name##_halo1(gconv_impl_halo_params P)                                                   \
+    {                                                                                            \
+        gconv_impl_halo_body(&P, T, EPI_FN, TRM, 1);                                             \
     }
 #define GCONV_IMPL_FWD_TRY_HALO(name, T, p, a, stream, why, len)                                 \
     {                                                                                            \
         gconv_impl_halo_params H_;                                                           \
         if (gconv_impl_halo_plan(p, T, a->in, a->wei, a->out, a->epi, &H_))                      \
-            GCONV_IMPL_HALO_LAUNCH(name##_halo, p, H_, stream, why, len);                        \
+            GCONV_IMPL_HALO_LAUNCH_ANY(name, p, H_, stream, why, len);                           \
     }
 #else
 #define GCONV_IMPL_FWD_HALO_KERNEL(name, T, EPI_FN, TRM)
@@ -999,6 +1007,18 @@ static inline int gconv_impl_occupancy(const void *k, int threads, int smem)
         (void)(p);                                                                               \
         GCONV_IMPL_LAUNCH_RETURN(k, (H).blocks, GCONV_IMPL_HALO_THREADS, smem_, stream, why,    \
                                  len, H);                                                        \
+    } while (0)
+
+/* Launch the halo kernel of instantiation `name` for plan H: the 3-blocks-per-SM one for
+ * one-n-tile plans whose epilogue reads D tensors (their loads want more warps in flight: H100,
+ * ResNeXt 128@56 backward data with a residual 118.5 -> 103.5 us), else the 2-block one (the
+ * plain one-n-tile layers lost with 3 blocks: 128@56 forward 65.2 -> 69.9 us, their .ca halo
+ * copies then find less L1; bench/NOTES.md). */
+#define GCONV_IMPL_HALO_LAUNCH_ANY(name, p, H, stream, why, len)                                 \
+    do {                                                                                         \
+        if ((H).NT == 1 && (H).epi.num_d > 0)                                                    \
+            GCONV_IMPL_HALO_LAUNCH(name##_halo1, p, H, stream, why, len);                        \
+        GCONV_IMPL_HALO_LAUNCH(name##_halo, p, H, stream, why, len);                             \
     } while (0)
 
 /* Problems the warp-specialised kernel may take (the caller has checked the type and the

@@ -72,6 +72,13 @@
 #ifndef GCONV_IMPL_HALO_MIN_BLOCKS
 #define GCONV_IMPL_HALO_MIN_BLOCKS 2          /* per SM: caps registers at 128 per thread */
 #endif
+/* the same for the second kernel of the one-n-tile plans (K <= 8: C = K = 8 and pairs of
+ * C = K = 4, the ResNeXt 28x28 and 56x56 layers), whose few accumulators fit 80 registers: 3
+ * blocks of 8 warps per SM where shared memory allows (the launcher takes it where the
+ * epilogue reads D tensors: GCONV_IMPL_HALO_LAUNCH_ANY in gconv/fwd.h) */
+#ifndef GCONV_IMPL_HALO_MIN_BLOCKS1
+#define GCONV_IMPL_HALO_MIN_BLOCKS1 3
+#endif
 #define GCONV_IMPL_HALO_PS 144                /* bytes per halo pixel: 64 channels + 8 pad */
 #define GCONV_IMPL_HALO_MAX_SMEM (110 * 1024) /* two halos + weights + tables, at most */
 #define GCONV_IMPL_HALO_MAX_TAPS 1024
@@ -610,10 +617,12 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
 
 /* One persistent block: build the tables, issue the first unit's loads, then run its range
  * of units with the next unit's halo loading while the current one computes. TRM (a literal):
- * the instantiation may be given wtr plans (backward data's; forward's leaves that code out). */
+ * the instantiation may be given wtr plans (backward data's; forward's leaves that code out).
+ * NT1 (a literal): the kernel of the one-n-tile plans only (see GCONV_IMPL_HALO_MIN_BLOCKS1);
+ * 0: every plan. */
 static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_halo_params *P,
                                                             gconv_dtype dt, gconv_impl_epi_fn epi,
-                                                            const int TRM)
+                                                            const int TRM, const int NT1)
 {
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
     GCONV_IMPL_DYN_SMEM(smem);
@@ -697,7 +706,7 @@ static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_hal
         else                                                                                     \
             gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, nt_, ksl_, 0);         \
     } while (0)
-    if (NT == 1) {
+    if (NT1 || NT == 1) {
         if (P->KS == 5)
             GCONV_IMPL_HALO_GO(1, 5);
         else
@@ -715,7 +724,7 @@ static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_hal
     }
 #undef GCONV_IMPL_HALO_GO
 #else
-    (void)P, (void)dt, (void)epi, (void)TRM;
+    (void)P, (void)dt, (void)epi, (void)TRM, (void)NT1;
 #endif
 }
 

@@ -478,6 +478,9 @@ static const gt_fixed gt_fixed_problems[] = {
      * per group (the fourth n-tile half past the row), a partial chunk of 3 groups of K = 8, a
      * 3x2 filter dilated along x; K = 32 (two groups per chunk) with a 1x3 filter */
     {2, 3, 2, 24, 8, {1, 10, 9}, {1, 3, 2}, {1, 1, 1}, {1, 1, 2}, {0, 1, 0}, {0, 1, 2}},
+    /* the same with a 3x3 filter: 9 taps of 8 channels end in half a k-step (the tail) on
+     * the x4.trans path */
+    {2, 2, 2, 24, 8, {1, 9, 11}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 0, 2}},
     {2, 3, 1, 16, 32, {1, 8, 7}, {1, 1, 3}, {1, 1, 1}, {1, 1, 1}, {0, 0, 1}, {0, 0, 1}},
     /* C = K = 4, G even: the halo kernel's pair mode (block-diagonal weights of two groups),
      * a partial group chunk; 1D dilated with asymmetric pads; G odd falls back to FEWC */
