@@ -61,8 +61,11 @@
  *          aligned d_out and workspace) use tiles 128x128 or 128x32 (C <= 32); element-wise
  *          gathers 64x64; on sm_90a builds a phase with K a multiple of 64 and C >= 64 (fp16 /
  *          bf16, vector gathers) runs on the forward's warp-specialised TMA / wgmma kernel
- *          (gconv/igemm_ws.h). Math as in forward: mma.sync on sm_80+ (fp16 / bf16), MFMA on
- *          gfx908/90a/940, FMA elsewhere and for fp32.
+ *          (gconv/igemm_ws.h); at stride 1 with GKYXC weights that kernel first tries to read
+ *          the user's weights in place (one launch, no pre-pass: its B operand is then
+ *          MN-major, the taps flipped in the copy coordinates), which needs C a multiple of
+ *          8 (16-byte rows for the copy engine). Math as in forward: mma.sync on sm_80+
+ *          (fp16 / bf16), MFMA on gfx908/90a/940, FMA elsewhere and for fp32.
  *   GCONV_BWD_DATA_TILED(name, T, ACT_FAMILY, WEI_FAMILY, TILE)
  *       implicit GEMM only (every problem, strides up to 4), pinned tile TILE (GCONV_TILE_*);
  *       for NHWGC / GNHWC it needs K a multiple of the vector and 16-byte aligned d_out, d_in
@@ -956,6 +959,20 @@ enum {
         for (i_ = 0; i_ < 3; i_++)                                                               \
             wp_.f[i_] = p->filter[i_], wp_.dil[i_] = p->dilation[i_], wp_.pad[i_] = p->pad_lo[i_]; \
         wp_.sw = gconv_weight_strides(p);                                                        \
+        /* stride 1 with GKYXC weights (sw.c == 1): the warp-specialised kernel may read them   \
+         * in place (no pre-pass) */                                                             \
+        if (wp_.ph.S[0] * wp_.ph.S[1] * wp_.ph.S[2] == 1 && wp_.sw.c == 1) {                     \
+            gconv_impl_fwd_params P_;                                                            \
+            gconv_status st_;                                                                    \
+            r_[0] = r_[1] = r_[2] = 0;                                                           \
+            gconv_impl_bwdd_phase_params(p, T, a, &wp_.ph, r_, &P_);                             \
+            P_.out_vec = GCONV_IMPL_FAMVEC(ACT) && p->C % (16 / (int)gconv_dtype_size(T)) == 0 && \
+                         (uintptr_t)P_.out % 16 == 0;                                            \
+            P_.wei = a->wei, P_.wtr = 1;                                                         \
+            st_ = name##_gemm_ws(kind, &P_, stream, why, len);                                    \
+            if (st_ != GCONV_ERR_UNSUPPORTED)                                                    \
+                return st_;                                                                      \
+        }                                                                                        \
         hipLaunchKernelGGL(name##_wpre,                                                          \
                            dim3(gconv_impl_bwdd_grid((long long)gconv_impl_bwdd_wpre_tiles(&wp_), 1)), \
                            dim3(GCONV_IMPL_BWDD_BLOCK), 0, stream, wp_, a->wei, a->workspace);   \
@@ -1041,15 +1058,26 @@ enum {
     GCONV_IMPL_FWD_KERNEL(name##_gs64, T, GCONV_TILE_64x64x32, GCONV_IMPL_LD_SCALAR,             \
                           GCONV_IMPL_LD_SCALAR, 1, 0, GCONV_IMPL_FAMVEC(ACT), EPI_FN)            \
     GCONV_IMPL_IF(GCONV_IMPL_HAS_WS(T, ACT, GCONV_GKYXC))(                                       \
-        GCONV_IMPL_FWD_WS_KERNELS(name, T, EPI_FN))                                              \
-    GCONV_IMPL_BWDD_UNUSED static inline gconv_status name##_gemm_one(                           \
+        GCONV_IMPL_FWD_WS_KERNELS(name, T, EPI_FN, 1))                                           \
+    /* a phase with K a multiple of 64 and C >= 64 on a Hopper build: the warp-specialised      \
+     * forward kernel (gconv/igemm_ws.h), reading the phase's weights from the workspace or,   \
+     * at stride 1 (P with wtr set), the problem's GKYXC weights in place; GCONV_ERR_UNSUPPORTED \
+     * (nothing launched) where it does not run */                                               \
+    GCONV_IMPL_BWDD_UNUSED static inline gconv_status name##_gemm_ws(                            \
         int kind, gconv_impl_fwd_params *P, hipStream_t stream, char *why, size_t len)           \
     {                                                                                            \
-        /* a phase with K a multiple of 64 and C >= 64 on a Hopper build: the warp-specialised  \
-         * forward kernel (gconv/igemm_ws.h) reads the phase's weights from the workspace */    \
         GCONV_IMPL_IF(GCONV_IMPL_HAS_WS(T, ACT, GCONV_GKYXC))(                                   \
             GCONV_IMPL_FWD_TRY_WS(name, 0, *P, kind == GCONV_IMPL_BWDD_K_V128, stream, why,     \
                                   len))                                                          \
+        (void)kind, (void)P, (void)stream, (void)why, (void)len;                                 \
+        return GCONV_ERR_UNSUPPORTED;                                                            \
+    }                                                                                            \
+    GCONV_IMPL_BWDD_UNUSED static inline gconv_status name##_gemm_one(                           \
+        int kind, gconv_impl_fwd_params *P, hipStream_t stream, char *why, size_t len)           \
+    {                                                                                            \
+        const gconv_status ws_ = name##_gemm_ws(kind, P, stream, why, len);                      \
+        if (ws_ != GCONV_ERR_UNSUPPORTED)                                                        \
+            return ws_;                                                                          \
         switch (kind) {                                                                          \
             GCONV_IMPL_IF(GCONV_IMPL_FAMVEC(ACT))(                                               \
             case GCONV_IMPL_BWDD_K_V128:                                                         \
@@ -1215,6 +1243,13 @@ static inline int gconv_impl_bwdd_kind(const gconv_problem *p, gconv_dtype t, in
         if (kind)                                                                                \
             GCONV_IMPL_FWD_LAUNCH_ONE(name##_k64, T, TILE, *P, stream, why, len);                \
         GCONV_IMPL_FWD_LAUNCH_ONE(name##_k32, T, TILE, *P, stream, why, len);                    \
+    }                                                                                            \
+    /* a pinned tile always runs the pre-pass and its own engine tile */                        \
+    GCONV_IMPL_BWDD_UNUSED static inline gconv_status name##_gemm_ws(                           \
+        int kind, gconv_impl_fwd_params *P, hipStream_t stream, char *why, size_t len)           \
+    {                                                                                            \
+        (void)kind, (void)P, (void)stream, (void)why, (void)len;                                 \
+        return GCONV_ERR_UNSUPPORTED;                                                            \
     }                                                                                            \
     GCONV_IMPL_BWDD_SMALL(name, T, ACT_FAMILY, gconv_impl_epilogue_apply, 0)                \
     GCONV_IMPL_BWDD_UNUSED static inline size_t name##_workspace_size(const gconv_problem *p)   \

@@ -117,6 +117,10 @@ typedef struct gconv_impl_fwd_params {
     int64_t tap_s[3]; /* dilation * input stride per spatial axis: offset of one tap step */
     gconv_act_strides si, so;
     gconv_wei_strides sw;
+    int wtr; /* wei is not the view's [G][K][taps][C] but the GKYXC weights of the backward-data
+              * problem whose stride-1 forward view this is: B[g][k][t][c] = wei[g][c][T-1-t][k]
+              * (T taps, flattened). Only the warp-specialised kernel (gconv/igemm_ws.h) takes
+              * it; sw is then unused. */
 } gconv_impl_fwd_params;
 
 #define GCONV_IMPL_LD_VEC 0    /* 16-byte chunks, channels contiguous */
@@ -1034,12 +1038,14 @@ static inline int gconv_impl_fwd_ws_fits(const gconv_impl_fwd_params *P, int big
  * off (the engine of gconv/igemm.h runs instead). One per translation unit. */
 static int gconv_impl_fwd_ws_pin GCONV_IMPL_FWD_UNUSED = -1;
 
-/* One warp-specialised kernel: BM x BN tiles, BPS blocks of 288 threads per SM. */
-#define GCONV_IMPL_FWD_WS_KERNEL(kname, T, BM, BN, BPS, EPI_FN)                                  \
+/* One warp-specialised kernel: BM x BN tiles, BPS blocks of 288 threads per SM; WTR 1: it
+ * also takes backward data's in-place weights (P.wtr; backward-data instantiations only, so
+ * that the forward's kernels keep one main loop). */
+#define GCONV_IMPL_FWD_WS_KERNEL(kname, T, BM, BN, BPS, EPI_FN, WTR)                             \
     static __global__ void __launch_bounds__(GCONV_IMPL_WS_THREADS, BPS)                         \
         kname(const __grid_constant__ gconv_impl_ws_params W)                                    \
     {                                                                                            \
-        gconv_impl_ws_fwd_body(&W, BM, BN, BPS, T, EPI_FN);                                      \
+        gconv_impl_ws_fwd_body(&W, BM, BN, BPS, T, EPI_FN, WTR);                                 \
     }
 
 /* Launch warp-specialised kernel k (configuration cfg, element type T) for the parameters P;
@@ -1065,11 +1071,11 @@ static int gconv_impl_fwd_ws_pin GCONV_IMPL_FWD_UNUSED = -1;
     } while (0)
 
 /* The warp-specialised kernels of a default instantiation and their launcher. */
-#define GCONV_IMPL_FWD_WS_KERNELS(name, T, EPI_FN)                                               \
-    GCONV_IMPL_FWD_WS_KERNEL(name##_ws0, T, 128, 128, 1, EPI_FN)                                 \
-    GCONV_IMPL_FWD_WS_KERNEL(name##_ws1, T, 256, 128, 1, EPI_FN)                                 \
-    GCONV_IMPL_FWD_WS_KERNEL(name##_ws2, T, 128, 256, 1, EPI_FN)                                 \
-    GCONV_IMPL_FWD_WS_KERNEL(name##_ws3, T, 128, 128, 2, EPI_FN)                                 \
+#define GCONV_IMPL_FWD_WS_KERNELS(name, T, EPI_FN, WTR)                                          \
+    GCONV_IMPL_FWD_WS_KERNEL(name##_ws0, T, 128, 128, 1, EPI_FN, WTR)                            \
+    GCONV_IMPL_FWD_WS_KERNEL(name##_ws1, T, 256, 128, 1, EPI_FN, WTR)                            \
+    GCONV_IMPL_FWD_WS_KERNEL(name##_ws2, T, 128, 256, 1, EPI_FN, WTR)                            \
+    GCONV_IMPL_FWD_WS_KERNEL(name##_ws3, T, 128, 128, 2, EPI_FN, WTR)                            \
     GCONV_IMPL_FWD_UNUSED static inline int name##_ws_ready(void)                                \
     {                                                                                            \
         static unsigned known_ = 0, yes_ = 0;                                                    \
@@ -1190,7 +1196,7 @@ static inline int gconv_impl_fwd_kind(const gconv_problem *p, const gconv_impl_f
     GCONV_IMPL_IF(GCONV_IMPL_HAS_TF32(T))(GCONV_IMPL_FWD_KERNELS(name, _t, T, ACT, WEI, 1, EPI_FN)) \
     GCONV_IMPL_FWD_DIRECT(name, T, EPI_FN)                                                       \
     GCONV_IMPL_FWD_HALO_KERNEL(name, T, EPI_FN, 0)                                               \
-    GCONV_IMPL_IF(GCONV_IMPL_HAS_WS(T, ACT, WEI))(GCONV_IMPL_FWD_WS_KERNELS(name, T, EPI_FN))    \
+    GCONV_IMPL_IF(GCONV_IMPL_HAS_WS(T, ACT, WEI))(GCONV_IMPL_FWD_WS_KERNELS(name, T, EPI_FN, 0)) \
     GCONV_IMPL_FWD_UNUSED static inline int name##_supports(const gconv_problem *p, char *why,   \
                                                             size_t len)                          \
     {                                                                                            \

@@ -735,16 +735,38 @@ GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n256_f16_mn, 128, "%128, %129", "%13
                      "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", "1, 1, 1, 1")
 GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n256_bf16_mn, 128, "%128, %129", "%130",
                      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "1, 1, 1, 1")
+/* K-major A, MN-major B */
+GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n128_f16_bmn, 64, "%64, %65", "%66",
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16", "1, 1, 0, 1")
+GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n128_bf16_bmn, 64, "%64, %65", "%66",
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "1, 1, 0, 1")
+GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n256_f16_bmn, 128, "%128, %129", "%130",
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", "1, 1, 0, 1")
+GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n256_bf16_bmn, 128, "%128, %129", "%130",
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "1, 1, 0, 1")
 
 /* One wgmma of a warpgroup into acc: n columns (64, 128 or 256), element type dt (GCONV_F32
- * runs tf32), both operands K-major (mn 0) or both MN-major (mn 1: fp16 / bf16, n 128 or
- * 256). n, dt and mn are constants after inlining: one instruction remains. */
+ * runs tf32), both operands K-major (mn 0), both MN-major (mn 1) or A K-major and B MN-major
+ * (mn 2; mn 1 and 2: fp16 / bf16, n 128 or 256). n, dt and mn are constants after inlining:
+ * one instruction remains. */
 static __device__ __forceinline__ void gconv_impl_igemm_wgmma(float *acc, unsigned long long da,
                                                               unsigned long long db, int sc,
                                                               const int n, const gconv_dtype dt,
                                                               const int mn)
 {
-    if (mn) {
+    if (mn == 2) {
+        if (n == 256) {
+            if (dt == GCONV_BF16)
+                gconv_impl_igemm_wgmma_n256_bf16_bmn(acc, da, db, sc);
+            else
+                gconv_impl_igemm_wgmma_n256_f16_bmn(acc, da, db, sc);
+        } else {
+            if (dt == GCONV_BF16)
+                gconv_impl_igemm_wgmma_n128_bf16_bmn(acc, da, db, sc);
+            else
+                gconv_impl_igemm_wgmma_n128_f16_bmn(acc, da, db, sc);
+        }
+    } else if (mn) {
         if (n == 256) {
             if (dt == GCONV_BF16)
                 gconv_impl_igemm_wgmma_n256_bf16_mn(acc, da, db, sc);

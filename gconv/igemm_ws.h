@@ -31,6 +31,13 @@
  * the whole engine takes 98: one warpgroup's cp.async cannot keep enough bytes in flight;
  * bench/NOTES.md.)
  *
+ * Backward data at stride 1 runs this kernel on its forward view. There (P.wtr) B comes from
+ * the user's GKYXC weights [G][C'][taps][K'] as they are: the view's B[k][t][c] is
+ * wei[c][T - 1 - t][k], so per k-tile the producer copies BN / 64 boxes of 64 reduction rows
+ * (c) x 64 output channels (k, contiguous) at the flipped tap, and the consumers read B
+ * MN-major (wgmma's transpose-B immediate; one copy of the main loop per form, since a branch
+ * between the two instructions inside the loop makes ptxas serialise the wgmma).
+ *
  * Reduction order: k-tile kt is (channel chunk cc, tap t) with the taps innermost, so that
  * consecutive k-tiles read input rows shifted by one tap (L2-local); B follows the same order
  * (GKYXC: column t * C + 64 * cc).
@@ -166,7 +173,9 @@ static inline GCONV_HD int gconv_impl_ws_smem(int bm, int bn, int bps)
  * n + g * nbase (NHWGC: 0; GNHWC: N, the groups' images folded into one batch axis). */
 typedef struct gconv_impl_ws_params {
     CUtensorMap ta; /* A: im2col map of the input, 64 channels x BM pixels, 128-byte swizzle */
-    CUtensorMap tb; /* B: tiled map of the weights as [G * K][Kg], 64 x BN boxes */
+    CUtensorMap tb; /* B: tiled map of the weights as [G * K][Kg], 64 x BN boxes; with P.wtr
+                     * (the backward-data problem's own GKYXC weights) a 3D map of them as
+                     * [G * C rows][taps][K], boxes of 64 rows x 1 tap x 64 K (MN-major) */
     gconv_impl_fwd_params P;
     int rank, cbase, nbase;
     /* the built-in epilogue's D tensors all take 16-byte loads (gconv_impl_ws_store_d): each
@@ -472,7 +481,8 @@ static __device__ __forceinline__ void gconv_impl_ws_produce(const gconv_impl_ws
                                                              const int bm, const int bn,
                                                              const int S, unsigned sbase,
                                                              unsigned full0, unsigned empty0,
-                                                             int g, int m0, int n0, int KT)
+                                                             int g, int m0, int n0, int KT,
+                                                             const int WTR)
 {
     const gconv_impl_fwd_params *P = &W->P;
     const int SB = gconv_impl_ws_stage_bytes(bm, bn);
@@ -488,8 +498,17 @@ static __device__ __forceinline__ void gconv_impl_ws_produce(const gconv_impl_ws
         gconv_impl_ws_tma_a(st, &W->ta, bar, W->rank, g * W->cbase + cc * 64, cw, ch, cd, cn,
                             (unsigned short)(x * P->dil[2]), (unsigned short)(y * P->dil[1]),
                             (unsigned short)(z * P->dil[0]));
-        gconv_impl_ws_tma_b(st + (unsigned)(bm * 128), &W->tb, bar, tap * P->C + cc * 64,
-                            g * P->K + n0);
+        if (WTR && P->wtr) {
+            /* B MN-major: per 64 output channels of the view (the weights' innermost axis) a
+             * box of the 64 reduction rows of chunk cc at the flipped tap, 8 KB apart */
+            int j;
+            for (j = 0; j < bn / 64; j++)
+                gconv_impl_ws_tma_3d(st + (unsigned)(bm * 128 + j * 8192), &W->tb, bar,
+                                     n0 + 64 * j, T - 1 - tap, g * P->C + cc * 64);
+        } else {
+            gconv_impl_ws_tma_b(st + (unsigned)(bm * 128), &W->tb, bar, tap * P->C + cc * 64,
+                                g * P->K + n0);
+        }
         /* next k-tile: taps innermost (z, y, x order, as in GKYXC), then channel chunks */
         if (++tap == T) {
             tap = x = y = z = 0;
@@ -503,17 +522,60 @@ static __device__ __forceinline__ void gconv_impl_ws_produce(const gconv_impl_ws
             s = 0, ++use;
     }
 }
+/* The consumers' main loop: per k-tile wait for its stage, issue its wgmma (4 k-steps per m64
+ * block, MW blocks of NA accumulators), commit, and give the previous stage back. MN (a
+ * literal): 0 B K-major ([BN][64] rows of 128 bytes, k-step ks 32 bytes on), 2 B MN-major (the
+ * in-place backward-data weights: BN / 64 boxes of 64 reduction rows x 64 channels, 8 KB
+ * apart, k-step ks 16 rows = 2 KB on). Returns with every wgmma retired. */
+static __device__ __forceinline__ void gconv_impl_ws_mainloop(float *acc, unsigned sbase,
+                                                              unsigned full0, unsigned empty0,
+                                                              const int S, const int SB, int KT,
+                                                              int wg, const int bm, const int bn,
+                                                              const int MW, const int NA,
+                                                              const gconv_dtype dt, const int MN)
+{
+    int kt, s = 0, use = 0, ps = 0;
+    for (kt = 0; kt < KT; kt++) {
+        const unsigned st = sbase + (unsigned)(s * SB);
+        int mb, ks;
+        gconv_impl_mbar_try_wait(full0 + 8u * (unsigned)s, (unsigned)use & 1u);
+        gconv_impl_ws_fence_acc(acc, MW * NA);
+        gconv_impl_igemm_wgmma_fence();
+#pragma unroll
+        for (mb = 0; mb < 2; mb++)
+            if (mb < MW) {
+#pragma unroll
+                for (ks = 0; ks < 4; ks++) {
+                    const unsigned a = st + (unsigned)((wg * (bm / 2) + mb * 64) * 128 + 32 * ks);
+                    const unsigned long long da = gconv_impl_igemm_wgmma_desc(a, 128);
+                    const unsigned long long db =
+                        MN ? gconv_impl_igemm_wgmma_desc_mn(st + (unsigned)(bm * 128 + 2048 * ks),
+                                                            8192)
+                           : gconv_impl_igemm_wgmma_desc(st + (unsigned)(bm * 128 + 32 * ks), 128);
+                    gconv_impl_igemm_wgmma(acc + mb * 64, da, db, kt > 0 || ks > 0, bn, dt, MN);
+                }
+            }
+        gconv_impl_igemm_wgmma_commit();
+        gconv_impl_ws_retire(acc, MW * NA, kt, empty0 + 8u * (unsigned)ps);
+        ps = s;
+        if (++s == S)
+            s = 0, ++use;
+    }
+    gconv_impl_igemm_wgmma_wait(0);
+}
+
 #endif /* GCONV_IMPL_HAS_WGMMA */
 
 /* One block computes a BM x BN tile of one group's output (grid: G * mt * nt blocks, tiles in
  * gconv_impl_igemm_raster order). W: the kernel's __grid_constant__ parameters; bm, bn: a
- * configuration's, as literal constants. */
+ * configuration's, as literal constants; WTR (a literal): 1 where the kernel also takes
+ * backward data's in-place weights (W->P.wtr), 0 for the forward's (one main loop). */
 #if defined(GCONV_PLATFORM_CUDA)
 static __device__ __forceinline__ void gconv_impl_ws_fwd_body(const gconv_impl_ws_params *W,
                                                               const int bm, const int bn,
                                                               const int bps,
                                                               const gconv_dtype dt,
-                                                              gconv_impl_epi_fn epi)
+                                                              gconv_impl_epi_fn epi, const int WTR)
 {
 #if GCONV_IMPL_HAS_WGMMA
     GCONV_IMPL_DYN_SMEM(smem_raw);
@@ -541,39 +603,19 @@ static __device__ __forceinline__ void gconv_impl_ws_fwd_body(const gconv_impl_w
 
     if (tid >= GCONV_IMPL_WS_CONSUMERS) {
         if (tid == GCONV_IMPL_WS_CONSUMERS)
-            gconv_impl_ws_produce(W, bm, bn, S, sbase, full0, empty0, g, m0, n0, KT);
+            gconv_impl_ws_produce(W, bm, bn, S, sbase, full0, empty0, g, m0, n0, KT, WTR);
         return;
     }
     {
         const int wg = tid >> 7;
         const int MW = bm / 128, NA = bn / 2; /* m64 blocks per warpgroup, accumulators each */
         float acc[128];
-        int kt, s = 0, use = 0, ps = 0;
-        for (kt = 0; kt < KT; kt++) {
-            const unsigned st = sbase + (unsigned)(s * SB);
-            int mb, ks;
-            gconv_impl_mbar_try_wait(full0 + 8u * (unsigned)s, (unsigned)use & 1u);
-            gconv_impl_ws_fence_acc(acc, MW * NA);
-            gconv_impl_igemm_wgmma_fence();
-#pragma unroll
-            for (mb = 0; mb < 2; mb++)
-                if (mb < MW) {
-#pragma unroll
-                    for (ks = 0; ks < 4; ks++) {
-                        const unsigned a = st + (unsigned)((wg * (bm / 2) + mb * 64) * 128 + 32 * ks);
-                        const unsigned b = st + (unsigned)(bm * 128 + 32 * ks);
-                        const unsigned long long da = gconv_impl_igemm_wgmma_desc(a, 128);
-                        const unsigned long long db = gconv_impl_igemm_wgmma_desc(b, 128);
-                        gconv_impl_igemm_wgmma(acc + mb * 64, da, db, kt > 0 || ks > 0, bn, dt, 0);
-                    }
-                }
-            gconv_impl_igemm_wgmma_commit();
-            gconv_impl_ws_retire(acc, MW * NA, kt, empty0 + 8u * (unsigned)ps);
-            ps = s;
-            if (++s == S)
-                s = 0, ++use;
-        }
-        gconv_impl_igemm_wgmma_wait(0);
+        /* one copy of the main loop per B form (the transpose immediate is part of the
+         * instruction; a branch inside the loop makes ptxas serialise the wgmma) */
+        if (WTR && P->wtr)
+            gconv_impl_ws_mainloop(acc, sbase, full0, empty0, S, SB, KT, wg, bm, bn, MW, NA, dt, 2);
+        else
+            gconv_impl_ws_mainloop(acc, sbase, full0, empty0, S, SB, KT, wg, bm, bn, MW, NA, dt, 0);
         gconv_impl_ws_fence_acc(acc, MW * NA);
         gconv_impl_ws_sync_consumers(); /* no consumer reads the ring any more: stage C in it */
         {
@@ -609,7 +651,7 @@ static __device__ __forceinline__ void gconv_impl_ws_fwd_body(const gconv_impl_w
         }
     }
 #else
-    (void)W, (void)bm, (void)bn, (void)bps, (void)dt, (void)epi;
+    (void)W, (void)bm, (void)bn, (void)bps, (void)dt, (void)epi, (void)WTR;
 #endif
 }
 #endif /* GCONV_PLATFORM_CUDA */
@@ -791,11 +833,27 @@ static inline int gconv_impl_ws_plan(gconv_impl_ws_params *W, const gconv_impl_f
         if (!same && bias)
             W->dbias |= 1u << i;
     }
-    if (P->sw.c != 1 || P->sw.g != (int64_t)P->K * P->sw.k || P->sw.k < P->Kg)
+    if (!P->wtr && (P->sw.c != 1 || P->sw.g != (int64_t)P->K * P->sw.k || P->sw.k < P->Kg))
         return 0;
     if (!gconv_impl_ws_im2col(&W->ta, dt, P->in, &P->si, P->in_sp, P->out_sp, P->flt, P->str,
                               P->dil, P->pad, P->G, P->C, N, bm, &W->rank, &W->cbase, &W->nbase))
         return 0;
+    if (P->wtr) {
+        /* B: the backward-data problem's dense GKYXC weights [G][C'][taps][K'] (C' = the
+         * view's C, K' = its K) as [G * C' rows][taps][K']: boxes of 64 K' x 1 tap x 64 rows.
+         * K' past the end reads zeros; rows never cross a group (C % 64 == 0) */
+        const int T = P->flt[0] * P->flt[1] * P->flt[2];
+        cuuint64_t tdim[3], tstr[2];
+        cuuint32_t tbox[3];
+        tdim[0] = (cuuint64_t)P->K;
+        tdim[1] = (cuuint64_t)T;
+        tdim[2] = (cuuint64_t)P->G * P->C;
+        tstr[0] = (cuuint64_t)P->K * 2;
+        tstr[1] = (cuuint64_t)T * P->K * 2;
+        tbox[0] = 64, tbox[1] = 1, tbox[2] = 64;
+        return gconv_impl_ws_tiled(&W->tb, dt, P->wei, 3, tdim, tstr, tbox,
+                                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+    }
     /* B: the weights as [G * K rows][sw.k], 64 x BN boxes (rows past G * K read as zeros) */
     bdim[0] = (cuuint64_t)P->Kg;
     bdim[1] = (cuuint64_t)P->G * P->K;

@@ -489,10 +489,16 @@ static const gt_fixed gt_fixed_problems[] = {
     {2, 5, 1, 4, 4, {1, 9, 8}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
     /* K a multiple of 64 and C >= 64 (fp16 / bf16 NHWGC, sm_90a build): the phases run on the
      * warp-specialised forward kernel; stride 1 with C not a multiple of the tile, stride 2
-     * (four phases of 2x2 / 2x1 / 1x2 / 1x1 taps) with asymmetric pads, 3D */
+     * (four phases of 2x2 / 2x1 / 1x2 / 1x1 taps) with asymmetric pads, 3D. At stride 1 with
+     * GKYXC weights it reads them in place (MN-major B, flipped taps, no pre-pass): C = 72 (a
+     * partial 64-channel box), 3D; two groups of two 64-channel reduction chunks with
+     * dilation and asymmetric pads; C = 100 (rows of 200 bytes: the copy engine refuses the
+     * in-place map, the pre-pass runs) */
     {2, 1, 2, 72, 64, {1, 13, 11}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
     {2, 2, 2, 64, 128, {1, 15, 13}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 1, 1}, {0, 0, 1}},
     {3, 1, 1, 96, 64, {4, 5, 6}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    {2, 2, 2, 64, 128, {1, 11, 12}, {1, 3, 3}, {1, 1, 1}, {1, 2, 1}, {0, 2, 0}, {0, 1, 2}},
+    {2, 1, 2, 100, 64, {1, 9, 8}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
 };
 
 static void gt_fixed_problem(const gt_fixed *e, gconv_problem *p)
