@@ -1122,7 +1122,7 @@ static inline int gconv_impl_bwdd_kind(const gconv_problem *p, gconv_dtype t, in
         const gconv_epilogue *e_ = a->epi ? a->epi : &plain_;                                    \
         gconv_impl_halo_params H_;                                                               \
         gconv_status s_;                                                                         \
-        int i_, halo_;                                                                           \
+        int i_, halo_, wtr_;                                                                     \
         hipError_t err_;                                                                         \
         if (!gconv_impl_bwdd_fwd_view(p, &q_))                                                   \
             return GCONV_ERR_UNSUPPORTED;                                                        \
@@ -1141,6 +1141,14 @@ static inline int gconv_impl_bwdd_kind(const gconv_problem *p, gconv_dtype t, in
         memset(&wp_, 0, sizeof wp_);                                                             \
         if (!gconv_impl_bwdd_phases(p, &wp_.ph))                                                 \
             return GCONV_ERR_UNSUPPORTED;                                                        \
+        /* the halo kernel: on the problem's own weights where it can read them in place (no   \
+         * pre-pass; the workspace is not touched, so its alignment does not matter), else on   \
+         * the pre-pass's copy in the workspace */                                               \
+        wtr_ = GCONV_FWD_HALO && p->C != 1 &&                                                    \
+               gconv_impl_halo_plan(&q_, T, a->d_out, a->wei, a->d_in, e_, &H_) &&               \
+               gconv_impl_halo_plan_wtr(p, a->wei, &H_);                                         \
+        if (wtr_)                                                                                \
+            GCONV_IMPL_BWDD_HALO_LAUNCH(name, &q_, H_, stream, why, len);                        \
         halo_ = GCONV_FWD_HALO && p->C != 1 &&                                                   \
                 gconv_impl_halo_plan(&q_, T, a->d_out, a->workspace, a->d_in, e_, &H_);          \
         if (p->C != 1 && p->C != 4 && !halo_)                                                    \
@@ -1151,9 +1159,6 @@ static inline int gconv_impl_bwdd_kind(const gconv_problem *p, gconv_dtype t, in
                                              GCONV_IMPL_DIRECT_FEWC, &pl_))                      \
                 return GCONV_ERR_UNSUPPORTED;                                                    \
         }                                                                                        \
-        /* the halo kernel reads the weights as they are where it can: no pre-pass */            \
-        if (halo_ && gconv_impl_halo_plan_wtr(p, a->wei, &H_))                                   \
-            GCONV_IMPL_BWDD_HALO_LAUNCH(name, &q_, H_, stream, why, len);                        \
         wp_.G = p->G, wp_.K = p->K, wp_.C = p->C;                                                \
         for (i_ = 0; i_ < 3; i_++)                                                               \
             wp_.f[i_] = p->filter[i_], wp_.dil[i_] = p->dilation[i_], wp_.pad[i_] = p->pad_lo[i_]; \

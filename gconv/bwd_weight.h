@@ -1135,10 +1135,7 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_row(uint4 *dst, int nt
         const int ok = rowok && ((mask >> j) & 1u);
         const int64_t off = ok ? off0 + (int64_t)j * cs : 0;
         const char *src = (const char *)t + off * es;
-        if (l1)
-            gconv_impl_cp16_ca(dst + j * nth, src, ok);
-        else
-            gconv_impl_cp16(dst + j * nth, src, ok);
+        gconv_impl_cp16_l1(dst + j * nth, src, ok, l1);
     }
 }
 
@@ -1755,7 +1752,8 @@ static __device__ __forceinline__ void gconv_impl_bwh_fill(const gconv_impl_bwh_
                                                            int band)
 {
     const gconv_impl_halo_params *hi = &P->hi;
-    const int g0 = chunk * hi->GB, gv = hi->G - g0 < hi->GB ? hi->G - g0 : hi->GB;
+    int g0;
+    const int gv = gconv_impl_halo_gv(hi, chunk, &g0);
     if ((int)threadIdx.x >= GCONV_IMPL_HALO_THREADS)
         return;
     gconv_impl_halo_fill(hi, buf, pin, n, band * hi->R, g0, gv, 0);
@@ -1829,12 +1827,7 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
            (gl * ho->C + nh * NT * 8 + (lane >> 4) * 8) * 2;
     gconv_impl_bwh_zero(acc);
     __syncthreads(); /* the tables, for the first copies */
-    {
-        const int per = hi->N * hi->bands;
-        chunk = u / per;
-        n = (u - chunk * per) / hi->bands;
-        band = u - chunk * per - n * hi->bands;
-    }
+    gconv_impl_halo_unit(hi, u, &chunk, &n, &band);
     /* the first S - 1 units' copies, one commit group each (empty past the range) */
     fchunk = chunk, fn = n, fband = band;
     for (i = 0; i < S - 1; i++) {

@@ -332,16 +332,25 @@ static __device__ __forceinline__ void gconv_impl_dw_fma_row(float (*acc)[8], ui
 
 /* 16 bytes global -> shared. On sm_80+ asynchronously (cp.async, completion tracked per thread
  * by commit/wait groups); elsewhere a plain load and store. ok = 0 writes zeros (padding) and
- * reads nothing (src must still be a valid address). */
-static __device__ __forceinline__ void gconv_impl_cp16(uint4 *dst, const char *src, int ok)
+ * reads nothing (src must still be a valid address). CA (a literal): 1 through L1
+ * (cp.async.ca, for rings whose halo columns neighbouring threads read again soon: the
+ * backward-weight DWR kernel), 0 around it (.cg). */
+static __device__ __forceinline__ void gconv_impl_cp16_l1(uint4 *dst, const char *src, int ok,
+                                                          const int CA)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const unsigned sa = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(sa), "l"(src),
-                 "r"(ok ? 16 : 0)
-                 : "memory");
+    if (CA)
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(sa), "l"(src),
+                     "r"(ok ? 16 : 0)
+                     : "memory");
+    else
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(sa), "l"(src),
+                     "r"(ok ? 16 : 0)
+                     : "memory");
 #else
     uint4 v;
+    (void)CA;
     v.x = v.y = v.z = v.w = 0;
     if (ok)
         v = *(const uint4 *)src;
@@ -349,18 +358,10 @@ static __device__ __forceinline__ void gconv_impl_cp16(uint4 *dst, const char *s
 #endif
 }
 
-/* The same through L1 (cp.async.ca), for rings whose halo columns neighbouring threads read
- * again soon (the backward-weight DWR kernel). */
-static __device__ __forceinline__ void gconv_impl_cp16_ca(uint4 *dst, const char *src, int ok)
+/* The .cg form. */
+static __device__ __forceinline__ void gconv_impl_cp16(uint4 *dst, const char *src, int ok)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned sa = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(sa), "l"(src),
-                 "r"(ok ? 16 : 0)
-                 : "memory");
-#else
-    gconv_impl_cp16(dst, src, ok);
-#endif
+    gconv_impl_cp16_l1(dst, src, ok, 0);
 }
 
 static __device__ __forceinline__ void gconv_impl_cp_commit(void)

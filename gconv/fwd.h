@@ -995,17 +995,21 @@ static inline int gconv_impl_occupancy(const void *k, int threads, int smem)
 #define GCONV_IMPL_HALO_LAUNCH(k, p, H, stream, why, len)                                        \
     do {                                                                                         \
         static unsigned gconv_impl_done_ = 0;                                                    \
-        static int gconv_impl_occ_smem_ = -1, gconv_impl_occ_ = 0;                               \
+        static int gconv_impl_occ_smem_ = -1, gconv_impl_occ_dev_ = -1, gconv_impl_occ_ = 0;     \
         const int smem_ = gconv_impl_halo_smem(&(H));                                            \
+        int dev_ = 0;                                                                            \
         /* the size varies per problem: raise the limit once to the most any plan uses */       \
         if (gconv_impl_fwd_smem_attr((const void *)k, GCONV_IMPL_HALO_SMEM_LIMIT,               \
                                      &gconv_impl_done_) != GCONV_OK)                             \
             return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                                  \
                                    "cannot raise the shared-memory limit to %d bytes", smem_);   \
-        if (gconv_impl_occ_smem_ != smem_) {                                                     \
+        /* blocks per SM: asked again when the size or the device changes */                    \
+        if (hipGetDevice(&dev_) != hipSuccess)                                                   \
+            dev_ = -1;                                                                           \
+        if (gconv_impl_occ_smem_ != smem_ || gconv_impl_occ_dev_ != dev_) {                      \
             gconv_impl_occ_ = gconv_impl_occupancy((const void *)k, GCONV_IMPL_HALO_THREADS,     \
                                                    smem_);                                       \
-            gconv_impl_occ_smem_ = smem_;                                                        \
+            gconv_impl_occ_smem_ = smem_, gconv_impl_occ_dev_ = dev_;                            \
         }                                                                                        \
         gconv_impl_halo_grid(&(H), gconv_impl_occ_);                                             \
         (void)(p);                                                                               \

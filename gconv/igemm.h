@@ -295,28 +295,28 @@ static __device__ __forceinline__ unsigned gconv_impl_igemm_smem_addr(const void
 }
 
 /* 16 bytes global -> shared without passing through registers; zero-filled if !valid (then
- * g is not read; it must still be a valid address of the tensor). */
-static __device__ __forceinline__ void gconv_impl_igemm_cp_async16(unsigned s, const void *g, int valid)
+ * g is not read; it must still be a valid address of the tensor). CA (a literal): 1 through L1
+ * (cp.async.ca: for tiles whose rows the same block copies again soon, such as the halo
+ * kernels' consecutive row bands, which share all but R of their rows), 0 around it (.cg). */
+static __device__ __forceinline__ void gconv_impl_igemm_cp_async16_l1(unsigned s, const void *g,
+                                                                      int valid, const int CA)
 {
 #if GCONV_IMPL_IGEMM_CP_ASYNC
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(g),
-                 "r"(valid ? 16 : 0));
+    if (CA)
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(g),
+                     "r"(valid ? 16 : 0));
+    else
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(g),
+                     "r"(valid ? 16 : 0));
 #else
-    (void)s, (void)g, (void)valid;
+    (void)s, (void)g, (void)valid, (void)CA;
 #endif
 }
 
-/* The same through L1 (cp.async.ca): for tiles whose rows the same block copies again soon
- * (the halo kernels' consecutive row bands share all but R of their rows). */
-static __device__ __forceinline__ void gconv_impl_igemm_cp_async16_ca(unsigned s, const void *g,
-                                                                      int valid)
+/* The .cg form, for tiles a block reads once. */
+static __device__ __forceinline__ void gconv_impl_igemm_cp_async16(unsigned s, const void *g, int valid)
 {
-#if GCONV_IMPL_IGEMM_CP_ASYNC
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(g),
-                 "r"(valid ? 16 : 0));
-#else
-    (void)s, (void)g, (void)valid;
-#endif
+    gconv_impl_igemm_cp_async16_l1(s, g, valid, 0);
 }
 
 /* The same for 8 bytes (cp.async.ca: the .cg form takes only 16). */

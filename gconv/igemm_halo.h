@@ -449,6 +449,25 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
 }
 
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
+/* Unit u of the grid's order (group chunk, then image, then row band): its chunk, image and
+ * band. */
+static __device__ __forceinline__ void gconv_impl_halo_unit(const gconv_impl_halo_params *P, int u,
+                                                            int *chunk, int *n, int *band)
+{
+    const int per = P->N * P->bands, c = u / per, r = u - c * per;
+    *chunk = c;
+    *n = r / P->bands;
+    *band = r - *n * P->bands;
+}
+
+/* The groups of chunk `chunk`: the first one, and how many (the last chunk may be short). */
+static __device__ __forceinline__ int gconv_impl_halo_gv(const gconv_impl_halo_params *P,
+                                                         int chunk, int *g0)
+{
+    *g0 = chunk * P->GB;
+    return P->G - *g0 < P->GB ? P->G - *g0 : P->GB;
+}
+
 /* Issue the cp.async copies of a unit's halo: pixel p = (hr, hc) of the band's window, 8
  * chunks of 16 bytes (8 channels) each; chunks past the last group and pixels outside the
  * image are zero-filled. pixin[p] = {offset of (hr, hc) from the window's row -ph... i.e.
@@ -471,12 +490,8 @@ static __device__ __forceinline__ void gconv_impl_halo_fill(const gconv_impl_hal
     for (p = tid >> 3; p < P->P; p += GCONV_IMPL_HALO_THREADS / 8) {
         const int2 t = pixin[p];
         const int ok = okq && t.x >= 0 && (unsigned)(ih0 + t.y) < (unsigned)P->H;
-        if (CA)
-            gconv_impl_igemm_cp_async16_ca(hs + (unsigned)(p * GCONV_IMPL_HALO_PS),
-                                           in + (ok ? (unsigned)(uoff + t.x) : 0u), ok);
-        else
-            gconv_impl_igemm_cp_async16(hs + (unsigned)(p * GCONV_IMPL_HALO_PS),
-                                        in + (ok ? (unsigned)(uoff + t.x) : 0u), ok);
+        gconv_impl_igemm_cp_async16_l1(hs + (unsigned)(p * GCONV_IMPL_HALO_PS),
+                                       in + (ok ? (unsigned)(uoff + t.x) : 0u), ok, CA);
     }
 }
 
@@ -573,14 +588,10 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
         for (i = 0; i < KSL; i++)
             ko[i] = offs[i * 32 + ((int)threadIdx.x & 31)];
     }
-    {
-        const int per = P->N * P->bands;
-        chunk = u / per;
-        n = (u - chunk * per) / P->bands;
-        band = u - chunk * per - n * P->bands;
-    }
+    gconv_impl_halo_unit(P, u, &chunk, &n, &band);
     for (buf = 0; u < uend; u++, buf ^= 1) {
-        const int g0 = chunk * P->GB, gv = P->G - g0 < P->GB ? P->G - g0 : P->GB;
+        int g0;
+        const int gv = gconv_impl_halo_gv(P, chunk, &g0);
         const int oh0 = band * P->R, rows = P->OH - oh0 < P->R ? P->OH - oh0 : P->R;
         const int ob2 = (n * P->out_n + oh0 * P->out_h) >> 1;
         const unsigned char *cur = smem + buf * hb;
@@ -604,7 +615,8 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
         if (u + 1 < uend && !same) {
             /* the next unit is in the next chunk: its weights replace these once every warp
              * is done with them */
-            const int ng0 = nchunk * P->GB, ngv = P->G - ng0 < P->GB ? P->G - ng0 : P->GB;
+            int ng0;
+            const int ngv = gconv_impl_halo_gv(P, nchunk, &ng0);
             __syncthreads();
             gconv_impl_halo_wfill(P, smem + 2 * hb, ng0, ngv);
             gconv_impl_halo_fill(P, nxt, pixin, nn, nband * P->R, ng0, ngv, GCONV_IMPL_HALO_CA);
@@ -647,8 +659,9 @@ static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_hal
     /* the first unit's weights need no table: their copies go out first, so that the tables
      * below are built while they are in flight (37 KB at C = 32, the longest wait of a block) */
     {
-        const int per = P->N * P->bands;
-        const int chunk = u / per, g0 = chunk * P->GB, gv = P->G - g0 < P->GB ? P->G - g0 : P->GB;
+        int chunk, n, band, g0, gv;
+        gconv_impl_halo_unit(P, u, &chunk, &n, &band);
+        gv = gconv_impl_halo_gv(P, chunk, &g0);
         gconv_impl_halo_wfill(P, wsm, g0, gv);
         gconv_impl_igemm_cp_commit();
     }
@@ -692,9 +705,9 @@ static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_hal
     }
     __syncthreads(); /* the tables, for the first unit's copies */
     {
-        const int per = P->N * P->bands;
-        const int chunk = u / per, g0 = chunk * P->GB, gv = P->G - g0 < P->GB ? P->G - g0 : P->GB;
-        const int n = (u - chunk * per) / P->bands, band = u - chunk * per - n * P->bands;
+        int chunk, n, band, g0, gv;
+        gconv_impl_halo_unit(P, u, &chunk, &n, &band);
+        gv = gconv_impl_halo_gv(P, chunk, &g0);
         gconv_impl_halo_fill(P, smem, pixin, n, band * P->R, g0, gv, GCONV_IMPL_HALO_CA);
         gconv_impl_igemm_cp_commit();
     }
