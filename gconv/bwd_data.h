@@ -40,7 +40,7 @@
  *       2. C = 1 per group (depthwise, channel multipliers): direct kernels. NHWGC depthwise
  *          (C = K = 1) 3x3 with equal strides 1 or 2, no dilation, G a multiple of 4,
  *          16-byte aligned d_out / d_in: the DWB kernel (one thread = 4 channels, 8 bytes of
- *          fp16 / bf16, x 4 input columns of one input row; it loads only the d_out vectors
+ *          fp16 / bf16, x 4 input columns of one input row, 8 at stride 2 without D tensors; it loads only the d_out vectors
  *          its taps reach: the column runs are aligned to the stride phase, so which of the 3
  *          horizontal taps feed a column is known at compile time; with stride 2 it keeps in
  *          registers only the tap rows of its input row's parity (1 or 2 of 3);
@@ -115,12 +115,22 @@ typedef struct gconv_bwd_data_args {
 #define GCONV_IMPL_BWDD_MAXPH 64   /* phases: MAXS^3 */
 #define GCONV_IMPL_BWDD_BLOCK 256  /* threads per block of the simple kernels */
 #define GCONV_IMPL_BWDD_DW_BLOCK 128
-#define GCONV_IMPL_BWDD_DW_TW 4
+#define GCONV_IMPL_BWDD_DW_TW_MAX 8 /* input columns per DWB thread, at most */
 /* DWB, built-in epilogue with D vectors: 1 loads the first D before the FMAs (latency hidden,
  * 8 more registers), 0 at the store (more blocks per SM) */
 #ifndef GCONV_IMPL_BWDD_DQ_EARLY
 #define GCONV_IMPL_BWDD_DQ_EARLY 0
-#endif    /* input columns per DWB thread (a multiple of the stride) */
+#endif
+
+/* Input columns per DWB thread (a multiple of the stride) for stride S and epilogue mode (see
+ * gconv_impl_bwdd_dw_body): 8 at stride 2 without D tensors, where the taps and the halo
+ * columns of d_out are loaded once for twice the outputs (H100, MobileNetV2 96@112 s2: 105.0 ->
+ * 95.9 us at 80 registers, 6 blocks per SM); 4 elsewhere (with D tensors 8 columns lost:
+ * 208.9 -> 232.6 us with a residual). */
+static inline GCONV_HD int gconv_impl_bwdd_dw_tw(int S, int mode)
+{
+    return S == 2 && mode == 1 ? 8 : 4;
+}
 
 /* ---- GENERIC: one thread per input element, gathering from the output side ----------------- */
 
@@ -232,7 +242,7 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dw_body(
 {
     const int es = dt == GCONV_F32 ? 4 : 2;
     const int VEC = 4, VB = 4 * es; /* 4 channels (8 or 16 bytes) per thread */
-    const int Y = 3, X = 3, TW = GCONV_IMPL_BWDD_DW_TW;
+    const int Y = 3, X = 3, TW = gconv_impl_bwdd_dw_tw(S, mode);
     const int LO = (X - 1) / S;
     const int NS = (TW - 1) / S + LO + 1;
     int64_t item;
@@ -267,8 +277,8 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dw_body(
              * par (0 or 1), slot 1 row 2 */
             const int par = (ih + pp->ph) & 1;
             float tap[3][3][4];
-            float acc[GCONV_IMPL_BWDD_DW_TW][4];
-            uint32_t dq[GCONV_IMPL_BWDD_DW_TW][4];
+            float acc[GCONV_IMPL_BWDD_DW_TW_MAX][4];
+            uint32_t dq[GCONV_IMPL_BWDD_DW_TW_MAX][4];
             gconv_epilogue e0 = *e;
             e0.num_d = 0;
             /* taps of channels c0..: with C = K = 1 both weight layouts keep group g's 9 taps
@@ -327,7 +337,7 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dw_body(
                 if (!(S == 2 && rs == 1 && par) && t >= 0 && t % S == 0 && t / S < pp->Ho) {
                     const char *rp = dout + (((int64_t)nd * pp->Ho + t / S) * pp->Wo) * pix +
                                      (int64_t)c0 * es;
-                    uint32_t dv[GCONV_IMPL_BWDD_DW_TW + 2][4];
+                    uint32_t dv[GCONV_IMPL_BWDD_DW_TW_MAX + 2][4];
 #pragma unroll
                     for (int q = 0; q < NS; q++) {
                         const int ow = owb + q;
@@ -662,7 +672,7 @@ static inline int gconv_impl_bwdd_plan_dw(const gconv_problem *p, gconv_dtype t,
 {
     const int vec = 4; /* channels per DWB thread */
     const int s = p->stride[1];
-    int i, dvec = 1;
+    int i, dvec = 1, tw;
     (void)t;
     if (gconv_layout_family(gconv_in_layout(p)) != GCONV_NHWGC || p->C != 1 || p->K != 1 ||
         p->ndim < 2)
@@ -682,10 +692,7 @@ static inline int gconv_impl_bwdd_plan_dw(const gconv_problem *p, gconv_dtype t,
     d->GC = p->G;
     d->ph = p->pad_lo[1], d->pw = p->pad_lo[2];
     d->cvs = p->G / vec;
-    d->ub = (p->pad_lo[2] / GCONV_IMPL_BWDD_DW_TW) * GCONV_IMPL_BWDD_DW_TW;
-    d->wts = (p->pad_lo[2] + p->in[2] - d->ub + GCONV_IMPL_BWDD_DW_TW - 1) / GCONV_IMPL_BWDD_DW_TW;
     d->wei_vec = (uintptr_t)a->wei % 16 == 0;
-    d->items = (long long)p->N * p->in[0] * p->in[1] * d->wts * d->cvs;
     for (i = 0; i < epi->num_d; i++) {
         const gconv_act_strides *ds = &epi->d[i].strides;
         if (ds->g != 1 || (uintptr_t)epi->d[i].data % 16 || ds->n % vec || ds->s[0] % vec ||
@@ -693,6 +700,10 @@ static inline int gconv_impl_bwdd_plan_dw(const gconv_problem *p, gconv_dtype t,
             dvec = 0;
     }
     *mode = epi->num_d == 0 ? 1 : builtin && dvec ? 2 : 0;
+    tw = gconv_impl_bwdd_dw_tw(s, *mode);
+    d->ub = (p->pad_lo[2] / tw) * tw;
+    d->wts = (p->pad_lo[2] + p->in[2] - d->ub + tw - 1) / tw;
+    d->items = (long long)p->N * p->in[0] * p->in[1] * d->wts * d->cvs;
     return 1;
 }
 
@@ -1026,11 +1037,13 @@ enum {
     }
 
 /* DWB register budget on CUDA: 8 blocks of 128 threads per SM (64 registers) for stride 2
- * with the built-in epilogue, 6 otherwise (measured: no spills with ptxas -v); AMD keeps its
- * default (the second argument means waves per EU there). */
+ * with D vectors (4 columns a thread), 6 otherwise (80 registers; stride 2 without D tensors
+ * runs 8 columns a thread there: ptxas spills 16 bytes, and 5 blocks without spills were
+ * slower, 103.8 against 95.9 us); AMD keeps its default (the second argument means waves per
+ * EU there). */
 #if defined(GCONV_PLATFORM_CUDA)
 #define GCONV_IMPL_BWDD_DW_BOUNDS(S, MODE)                                                       \
-    __launch_bounds__(GCONV_IMPL_BWDD_DW_BLOCK, (S) == 2 && (MODE) >= 1 ? 8 : 6)
+    __launch_bounds__(GCONV_IMPL_BWDD_DW_BLOCK, (S) == 2 && (MODE) == 2 ? 8 : 6)
 #else
 #define GCONV_IMPL_BWDD_DW_BOUNDS(S, MODE) __launch_bounds__(GCONV_IMPL_BWDD_DW_BLOCK)
 #endif
