@@ -40,10 +40,11 @@
  *       2. C = 1 per group (depthwise, channel multipliers): direct kernels. NHWGC depthwise
  *          (C = K = 1) 3x3 with equal strides 1 or 2, no dilation, G a multiple of 4,
  *          16-byte aligned d_out / d_in: the DWB kernel (one thread = 4 channels, 8 bytes of
- *          fp16 / bf16, x 4 input columns of one input row, 8 at stride 2 without D tensors; it loads only the d_out vectors
- *          its taps reach: the column runs are aligned to the stride phase, so which of the 3
- *          horizontal taps feed a column is known at compile time; with stride 2 it keeps in
- *          registers only the tap rows of its input row's parity (1 or 2 of 3);
+ *          fp16 / bf16, x 4 input columns of one input row, 8 at stride 2 without D tensors;
+ *          it loads only the d_out vectors its taps reach: the column runs are aligned to the
+ *          stride phase, so which of the 3 horizontal taps feed a column is known at compile
+ *          time; with stride 2 it keeps in registers only the tap rows of its input row's
+ *          parity (1 or 2 of 3);
  *          vectorised D-tensor epilogue). Otherwise the GENERIC kernel (one thread per input
  *          element, gathering from the output side: taps whose offset misses the stride
  *          phase are skipped before any load; every tensor through its layout strides;
