@@ -465,11 +465,6 @@ static fwd_gconv_fns fwd_gconv_for(gconv_dtype t)
 static int fwd_gconv_prepare(bench_case *c, char *why, size_t len)
 {
     fwd_gconv_fns f = fwd_gconv_for(c->t);
-    /* tuning knob: BENCH_WS_PIN=0/1/2/3 pins the warp-specialised configuration (128x128,
-     * 256x128, 128x256, 128x128 two blocks per SM), 4 turns that kernel off (the engine runs;
-     * library-internal gconv_impl_fwd_ws_pin) */
-    if (getenv("BENCH_WS_PIN"))
-        gconv_impl_fwd_ws_pin = atoi(getenv("BENCH_WS_PIN"));
     if (!f.run) {
         snprintf(why, len, "%s not built in (BENCH_F16_ONLY)", gconv_dtype_name(c->t));
         return -1;
@@ -1341,6 +1336,11 @@ int main(int argc, char **argv)
      * built-in value) */
     if (getenv("BENCH_DW_TPS"))
         gconv_impl_dw3_tps = atoi(getenv("BENCH_DW_TPS"));
+    /* tuning knob: BENCH_WS_PIN=0 .. 3 pins the warp-specialised configuration (forward, and
+     * backward data's GEMM view: 128x128, 256x128, 128x256, 128x128 two blocks per SM), 4
+     * turns that kernel off (the engine runs; library-internal gconv_impl_fwd_ws_pin) */
+    if (getenv("BENCH_WS_PIN"))
+        gconv_impl_fwd_ws_pin = atoi(getenv("BENCH_WS_PIN"));
 #endif
 #if BENCH_HAVE_CUDNN
     if (cudnnCreate(&g_dnn) != CUDNN_STATUS_SUCCESS || cudnnSetStream(g_dnn, g_stream) != CUDNN_STATUS_SUCCESS) {

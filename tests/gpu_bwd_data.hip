@@ -535,6 +535,32 @@ Test(bwd_data, epi_clamp, .timeout = 60) { gt_epi_test(GT_EPI_CLAMP); }
 Test(bwd_data, epi_bias_relu, .timeout = 60) { gt_epi_test(GT_EPI_BIAS_RELU); }
 Test(bwd_data, epi_four_d, .timeout = 60) { gt_epi_test(GT_EPI_FOUR_D); }
 
+/* The warp-specialised forward kernel's configurations pinned (gconv_impl_fwd_ws_pin, 0 .. 3)
+ * on the fixed problems that take it: in-place weights (MN-major B) and the pre-pass's,
+ * stride 1 and 2, with a residual D and with none. Elsewhere (no sm_90a build or no Hopper
+ * GPU) the same problems run on the other kernels, still checked. */
+Test(bwd_data, ws_configs, .timeout = 120)
+{
+    int pin, ti;
+    size_t j;
+    gt_require_gpu();
+    gt_fail_count = 0;
+    for (pin = 0; pin < GCONV_IMPL_WS_COUNT; pin++) {
+        gconv_impl_fwd_ws_pin = pin;
+        for (ti = 1; ti < 3; ti++)
+            for (j = 0; j < sizeof gt_fixed_problems / sizeof gt_fixed_problems[0]; j++) {
+                gconv_problem p;
+                gt_fixed_problem(&gt_fixed_problems[j], &p);
+                if (p.K % 64 || p.C < 64)
+                    continue;
+                gconv_problem_set_layouts(&p, gt_impls[ti][0].act, gt_impls[ti][0].wei);
+                gt_run_case(&gt_impls[ti][0], &p, (j + pin) & 1 ? GT_EPI_ADD1 : GT_EPI_NONE,
+                            GT_INIT_DECIMAL, 0x3C00u + 16u * (unsigned)pin + (unsigned)j);
+            }
+    }
+    gconv_impl_fwd_ws_pin = -1;
+}
+
 Test(bwd_data, epi_user_op, .timeout = 90)
 {
     size_t j;
