@@ -1761,17 +1761,6 @@ static __device__ __forceinline__ void gconv_impl_bwh_fill(const gconv_impl_bwh_
                          0);
 }
 
-/* The unit after (chunk, n, band) in the grid's order (band fastest, then image). */
-static __device__ __forceinline__ void gconv_impl_bwh_next(const gconv_impl_halo_params *hi,
-                                                           int *chunk, int *n, int *band)
-{
-    if (++*band == hi->bands) {
-        *band = 0;
-        if (++*n == hi->N)
-            *n = 0, ++*chunk;
-    }
-}
-
 #endif
 
 /* Literals: NT n-tiles per warp (1 or 2); NH warps sharing each m-tile range of a group, warp
@@ -1833,7 +1822,7 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
     for (i = 0; i < S - 1; i++) {
         if (u + i < uend) {
             gconv_impl_bwh_fill(P, smem + i * bb, pin, pout, fchunk, fn, fband);
-            gconv_impl_bwh_next(hi, &fchunk, &fn, &fband);
+            gconv_impl_halo_next(hi, &fchunk, &fn, &fband);
         }
         gconv_impl_igemm_cp_commit();
     }
@@ -1841,7 +1830,7 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
         const unsigned sa = gconv_impl_igemm_smem_addr(smem + buf * bb);
         const unsigned sb = sa + (unsigned)hb;
         int nchunk = chunk, nn = n, nband = band, s;
-        gconv_impl_bwh_next(hi, &nchunk, &nn, &nband);
+        gconv_impl_halo_next(hi, &nchunk, &nn, &nband);
         /* this unit's copies are in (S - 2 later groups may still be in flight); every warp is
          * done with the previous unit, whose buffer unit u + S - 1's copies overwrite */
         gconv_impl_igemm_cp_wait(S - 2);
@@ -1849,7 +1838,7 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
         if (u + S - 1 < uend) {
             gconv_impl_bwh_fill(P, smem + (buf == 0 ? S - 1 : buf - 1) * bb, pin, pout, fchunk,
                                 fn, fband);
-            gconv_impl_bwh_next(hi, &fchunk, &fn, &fband);
+            gconv_impl_halo_next(hi, &fchunk, &fn, &fband);
         }
         gconv_impl_igemm_cp_commit();
         for (s = 0; s < qsteps; s++) {

@@ -460,6 +460,17 @@ static __device__ __forceinline__ void gconv_impl_halo_unit(const gconv_impl_hal
     *band = r - *n * P->bands;
 }
 
+/* The unit after (chunk, n, band) in the grid's order (band fastest, then image, then chunk). */
+static __device__ __forceinline__ void gconv_impl_halo_next(const gconv_impl_halo_params *P,
+                                                            int *chunk, int *n, int *band)
+{
+    if (++*band == P->bands) {
+        *band = 0;
+        if (++*n == P->N)
+            *n = 0, ++*chunk;
+    }
+}
+
 /* The groups of chunk `chunk`: the first one, and how many (the last chunk may be short). */
 static __device__ __forceinline__ int gconv_impl_halo_gv(const gconv_impl_halo_params *P,
                                                          int chunk, int *g0)
@@ -596,12 +607,8 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
         const int ob2 = (n * P->out_n + oh0 * P->out_h) >> 1;
         const unsigned char *cur = smem + buf * hb;
         unsigned char *nxt = smem + (buf ^ 1) * hb;
-        int nchunk = chunk, nn = n, nband = band + 1, same;
-        if (nband == P->bands) {
-            nband = 0;
-            if (++nn == P->N)
-                nn = 0, nchunk++;
-        }
+        int nchunk = chunk, nn = n, nband = band, same;
+        gconv_impl_halo_next(P, &nchunk, &nn, &nband);
         same = u + 1 < uend && nchunk == chunk;
         /* this unit's halo (and, first time, the weights and tables) are in; every warp is done
          * with the previous unit, whose buffer the next halo overwrites */
