@@ -535,8 +535,8 @@ Test(bwd_data, epi_clamp, .timeout = 60) { gt_epi_test(GT_EPI_CLAMP); }
 Test(bwd_data, epi_bias_relu, .timeout = 60) { gt_epi_test(GT_EPI_BIAS_RELU); }
 Test(bwd_data, epi_four_d, .timeout = 60) { gt_epi_test(GT_EPI_FOUR_D); }
 
-/* The warp-specialised forward kernel's configurations pinned (gconv_impl_fwd_ws_pin, 0 .. 3)
- * on the fixed problems that take it: in-place weights (MN-major B) and the pre-pass's,
+/* Each configuration of the warp-specialised forward kernel pinned (gconv_impl_fwd_ws_pin,
+ * 0 .. GCONV_IMPL_WS_COUNT - 1) on the fixed problems that take it: in-place weights (MN-major B) and the pre-pass's,
  * stride 1 and 2, with a residual D and with none. Elsewhere (no sm_90a build or no Hopper
  * GPU) the same problems run on the other kernels, still checked. */
 Test(bwd_data, ws_configs, .timeout = 120)
