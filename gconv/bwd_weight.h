@@ -56,8 +56,10 @@
  * blocks in fp32. S = 1: blocks apply the epilogue and store d_wei directly (no workspace).
  * S > 1: fast mode (deterministic = 0) adds each block's fp32 partial with atomics into an fp32
  * workspace of G*K*C*taps floats (zeroed first by the launcher with hipMemsetAsync), then a
- * finalize kernel applies alpha / beta and converts to TOUT (the depthwise DW kernel uses the
- * slabs below in fast mode too: measured faster with its hundreds of splits). Deterministic mode stores each
+ * finalize kernel applies alpha / beta and converts to TOUT (the depthwise DW kernel and the
+ * warp-specialised BWS kernel use the slabs below in fast mode too: measured as fast or faster;
+ * BWS also has a split-tail form, where only the tiles of the last round are split: see
+ * gconv/bwd_weight_ws.h). Deterministic mode stores each
  * split's partial in a slab of its own (S slabs of G*K*C*taps floats) and the finalize kernel
  * sums the slabs in split order: no atomics, bit-identical results run to run. Partials are
  * always fp32, whatever T. split_k = 0 picks S from the work per split and the device's
@@ -160,6 +162,11 @@ typedef struct gconv_bwd_weight_args {
 #define GCONV_IMPL_BWW_DIRECT 0 /* mode: S = 1, blocks store d_wei with the epilogue */
 #define GCONV_IMPL_BWW_ATOMIC 1 /* fp32 atomics into ws, then finalize */
 #define GCONV_IMPL_BWW_SLABS 2  /* one ws slab per split, then finalize sums them in order */
+/* BWS only: tiles 0 .. tail0 - 1 run whole (one block each, final values), the last ones in
+ * `splits` parts each, whose partial tiles go to ws as [tail tile][split][BM x tbn] and a
+ * finalize over those tiles sums them in split order (deterministic; gconv/bwd_weight_ws.h) */
+#define GCONV_IMPL_BWW_TAIL 3
+#define GCONV_IMPL_BWS_BM 128 /* BWS: k rows per tile, one m64 block per consumer warpgroup */
 
 #define GCONV_IMPL_BWW_PATH_GEMM 0
 #define GCONV_IMPL_BWW_PATH_DW 1
@@ -182,6 +189,7 @@ typedef struct gconv_impl_bww_params {
     int splits, mode;
     int fl;          /* finalize: lanes per element (1 or 32) */
     int mt, nt, ktc; /* GEMM: tiles along K and Ncol, k-tiles per split */
+    int tail0, tbn;  /* TAIL mode: the first split tile, columns of a tile */
     int cl, cb, tchunks; /* DW: channel lanes per block, channel blocks, tap chunks */
     int dwr;             /* DWR kernel: its stride (1 or 2), 0 = the DW kernel */
     int dwpl, wts, rh, hchunks; /* DWR: pixel lanes per block, column tiles, rows per item,
@@ -405,6 +413,48 @@ gconv_impl_bww_finalize4_body(const gconv_impl_bww_params *P)
             v.x += x.x, v.y += x.y, v.z += x.z, v.w += x.w;
         }
         gconv_impl_bww_final4(P, q * 4, v);
+    }
+}
+
+/* The finalize of TAIL mode (gconv/bwd_weight_ws.h): four consecutive elements of one split
+ * tile a thread, the tile's split parts summed in split order (deterministic), then the final
+ * values of those of them inside d_wei. Quad q is elements 4 (q % (BM tbn / 4)) .. + 3 (row
+ * rr, columns cc .. cc + 3 of the tile: tbn is a multiple of 4) of split tile q / (BM tbn / 4),
+ * i.e. tile tail0 + that; the tile index decodes as in the BWS kernel (group, k tile, then tap
+ * and channel tile). */
+static __device__ __forceinline__ void
+gconv_impl_bww_finalize_tail_body(const gconv_impl_bww_params *P)
+{
+    const int tq = GCONV_IMPL_BWS_BM * P->tbn / 4; /* quads of a tile */
+    const int tpg = P->mt * P->nt, ct = P->nt / P->taps;
+    const int64_t nq = (int64_t)(P->G * tpg - P->tail0) * tq;
+    const int vec = ((uintptr_t)P->ws & 15u) == 0;
+    int64_t q;
+    for (q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; q < nq;
+         q += (int64_t)gridDim.x * blockDim.x) {
+        const int tt = (int)(q / tq), e = (int)(q - (int64_t)tt * tq) * 4;
+        const int L = P->tail0 + tt, g = L / tpg, mi = (L - g * tpg) / P->nt;
+        const int tn = L - g * tpg - mi * P->nt, tap = tn / ct;
+        const int k = mi * GCONV_IMPL_BWS_BM + e / P->tbn;
+        const int c = (tn - tap * ct) * P->tbn + e % P->tbn;
+        const float *w = P->ws + (int64_t)tt * P->splits * (tq * 4) + e;
+        float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        int s, x;
+        if (k >= P->K)
+            continue;
+        for (s = 0; s < P->splits; s++, w += tq * 4) {
+            if (vec) {
+                const float4 u = *(const float4 *)w;
+                v[0] += u.x, v[1] += u.y, v[2] += u.z, v[3] += u.w;
+            } else {
+                for (x = 0; x < 4; x++)
+                    v[x] += w[x];
+            }
+        }
+        for (x = 0; x < 4; x++)
+            if (c + x < P->C)
+                gconv_impl_bww_final(P, ((int64_t)g * P->K + k) * P->Ncol + tap * P->C + c + x,
+                                     v[x]);
     }
 }
 
@@ -2373,6 +2423,9 @@ static inline size_t gconv_impl_bww_ws_bytes(const gconv_impl_bww_params *P)
 {
     if (P->mode == GCONV_IMPL_BWW_DIRECT)
         return 0;
+    if (P->mode == GCONV_IMPL_BWW_TAIL)
+        return ((size_t)P->G * P->mt * P->nt - (size_t)P->tail0) * (size_t)P->splits *
+               GCONV_IMPL_BWS_BM * (size_t)P->tbn * sizeof(float);
     return (size_t)P->total * sizeof(float) *
            (P->mode == GCONV_IMPL_BWW_SLABS ? (size_t)P->splits : 1u);
 }
@@ -2486,7 +2539,10 @@ static inline gconv_status gconv_impl_bww_ws_prepare(gconv_impl_bww_params *P,
     if (!a->workspace || a->workspace_size < need)
         return gconv_impl_fail(GCONV_ERR_WORKSPACE, why, len,
                                "%zu bytes of workspace are needed (%d splits, %s mode); %s", need,
-                               P->splits, P->mode == GCONV_IMPL_BWW_SLABS ? "deterministic" : "fast",
+                               P->splits,
+                               P->mode == GCONV_IMPL_BWW_SLABS  ? "deterministic"
+                               : P->mode == GCONV_IMPL_BWW_TAIL ? "split-tail"
+                                                                : "fast",
                                a->workspace ? "fewer were given" : "none was given");
     if ((uintptr_t)a->workspace % 4)
         return gconv_impl_fail(GCONV_ERR_ALIGNMENT, why, len,
@@ -2569,6 +2625,13 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
 /* Run the finalize kernel when the plan has one, and return (a statement). */
 #define GCONV_IMPL_BWW_FINISH(fin, P, stream, why, len)                                          \
     do {                                                                                         \
+        if ((P)->mode == GCONV_IMPL_BWW_TAIL) {                                                  \
+            const int64_t nb_ = ((int64_t)((P)->G * (P)->mt * (P)->nt - (P)->tail0) *            \
+                                     GCONV_IMPL_BWS_BM * (P)->tbn / 4 + 255) / 256;              \
+            hipLaunchKernelGGL(fin##t, dim3((unsigned)(nb_ < 8192 ? nb_ : 8192)), dim3(256), 0,  \
+                               stream, *(P));                                                    \
+            return gconv_impl_bww_launched(why, len);                                            \
+        }                                                                                        \
         if ((P)->mode != GCONV_IMPL_BWW_DIRECT) {                                                \
             const int fv_ = gconv_impl_bww_fin4(P);                                              \
             const int64_t epb_ = fv_ ? 1024 : 256 / (P)->fl;                                     \
@@ -2593,6 +2656,10 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
     static __global__ void __launch_bounds__(256) name##_fin4(gconv_impl_bww_params P)           \
     {                                                                                            \
         gconv_impl_bww_finalize4_body(&P);                                                       \
+    }                                                                                            \
+    static __global__ void __launch_bounds__(256) name##_fint(gconv_impl_bww_params P)           \
+    {                                                                                            \
+        gconv_impl_bww_finalize_tail_body(&P);                                                   \
     }
 
 /* The direct kernels (NHWGC instantiations only). */
@@ -2745,8 +2812,11 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
             static unsigned d0_ = 0, d1_ = 0;                                                    \
             const void *k_ = bn_ == 256 ? (const void *)name##_bws1 : (const void *)name##_bws0; \
             const int smem_ = gconv_impl_ws_ring_smem(gconv_impl_bws_stage_bytes(bn_), 1);       \
-            const dim3 grid_((unsigned)((int64_t)W_.P.G * W_.P.mt * W_.P.nt),                    \
-                             (unsigned)W_.P.splits);                                             \
+            const int tl_ = W_.P.mode == GCONV_IMPL_BWW_TAIL;                                    \
+            const int64_t tiles_ = (int64_t)W_.P.G * W_.P.mt * W_.P.nt;                          \
+            const dim3 grid_(                                                                    \
+                (unsigned)(tl_ ? W_.P.tail0 + (tiles_ - W_.P.tail0) * W_.P.splits : tiles_),     \
+                tl_ ? 1u : (unsigned)W_.P.splits);                                               \
             gconv_status s_;                                                                     \
             if (gconv_impl_fwd_smem_attr(k_, smem_, bn_ == 256 ? &d1_ : &d0_) != GCONV_OK)      \
                 return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                              \

@@ -28,9 +28,12 @@
  * Split-K: splits are runs of whole stages (P->ktc of them), so no stage straddles two splits
  * and only the last one reaches past the last pixel. The epilogue stages the fp32 tile in the
  * ring's memory and hands it to gconv_impl_bww_emit4 / _emit: direct store with alpha / beta
- * (one split), fp32 atomics into the workspace (fast mode) or one slab per split
- * (deterministic), four values at a time where the workspace is 16-byte aligned; then
- * gconv/bwd_weight.h's finalize kernel as for its other GEMM kernels.
+ * (one split) or one slab per split (in both reduction modes: gconv_impl_bws_splits), four
+ * values at a time where the workspace is 16-byte aligned; then
+ * gconv/bwd_weight.h's finalize kernel as for its other GEMM kernels. Or, where the tiles
+ * fill whole rounds of the SMs and leave a tail (split-tail form, GCONV_IMPL_BWW_TAIL), only the
+ * tail tiles are split: the whole tiles store final values, each tail part stores its fp32
+ * tile whole into the workspace, and a finalize over the tail tiles sums the parts in order.
  * The number of splits comes from a cost model of rounds of blocks over the SMs, stage and
  * epilogue times and reduction traffic (gconv_impl_bws_splits).
  *
@@ -48,7 +51,6 @@
 
 #include "igemm_ws.h"
 
-#define GCONV_IMPL_BWS_BM 128 /* k rows per tile: one m64 block per consumer warpgroup */
 #ifndef GCONV_IMPL_BWS_BK
 #define GCONV_IMPL_BWS_BK 64 /* pixels per stage (a multiple of 16, at most 256) */
 #endif
@@ -132,10 +134,18 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
     __shared__ __align__(8) unsigned long long bars[2 * GCONV_IMPL_WS_MAX_STAGES];
     const gconv_impl_bww_params *P = &W->P;
     const int SB = gconv_impl_bws_stage_bytes(bn), S = gconv_impl_ws_ring_stages(SB, 1);
-    const int tid = (int)threadIdx.x, split = (int)blockIdx.y;
+    const int tid = (int)threadIdx.x;
     const int64_t RT = (P->R + GCONV_IMPL_BWS_BK - 1) / GCONV_IMPL_BWS_BK;
-    const int k0 = split * P->ktc;
-    const int KT = (int)(RT - k0 < P->ktc ? RT - k0 : P->ktc);
+    /* TAIL mode: blocks 0 .. tail0 - 1 are tiles of their own index, whole (mode 0 below);
+     * block tail0 + q is part q % splits of tile tail0 + q / splits (mode 2). Else blockIdx.y
+     * is the split (mode 1) */
+    const int tail = P->mode == GCONV_IMPL_BWW_TAIL;
+    const int part = tail && (int)blockIdx.x >= P->tail0;
+    const int L = part ? P->tail0 + ((int)blockIdx.x - P->tail0) / P->splits : (int)blockIdx.x;
+    const int split = part ? ((int)blockIdx.x - P->tail0) % P->splits
+                           : tail ? 0 : (int)blockIdx.y;
+    const int k0 = tail && !part ? 0 : split * P->ktc;
+    const int KT = tail && !part ? (int)RT : (int)(RT - k0 < P->ktc ? RT - k0 : P->ktc);
     unsigned char *smem = smem_raw;
     unsigned sbase, full0, empty0;
     int g, m0, tap, c0;
@@ -144,7 +154,7 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
     full0 = gconv_impl_igemm_smem_addr(&bars[0]);
     empty0 = full0 + 8u * (unsigned)S;
     {
-        const int L = (int)blockIdx.x, tpg = P->mt * P->nt;
+        const int tpg = P->mt * P->nt;
         int tn;
         g = L / tpg;
         m0 = (L - g * tpg) / P->nt;
@@ -195,7 +205,33 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
             const int ld = bn + GCONV_IMPL_CPAD;
             gconv_impl_ws_stage_acc(acc, NA, cs, ld, wg * 64);
             gconv_impl_ws_sync_consumers();
-            if (gconv_impl_bww_vec4_ok(P)) {
+            if (part) {
+                /* the whole partial tile as this part's slab of the split tile (rows and
+                 * columns outside d_wei too: the finalize skips them), coalesced */
+                float *w = P->ws + ((int64_t)(L - P->tail0) * P->splits + split) *
+                                       (GCONV_IMPL_BWS_BM * bn);
+                if (((uintptr_t)P->ws & 15u) == 0) {
+                    for (e = tid; e < GCONV_IMPL_BWS_BM * bn / 4; e += GCONV_IMPL_WS_CONSUMERS) {
+                        const int rr = e / (bn / 4), cc = (e - rr * (bn / 4)) * 4;
+                        *(float4 *)(w + rr * bn + cc) = *(const float4 *)(cs + rr * ld + cc);
+                    }
+                } else {
+                    for (e = tid; e < GCONV_IMPL_BWS_BM * bn; e += GCONV_IMPL_WS_CONSUMERS)
+                        w[e] = cs[e / bn * ld + e % bn];
+                }
+            } else if (tail || P->mode == GCONV_IMPL_BWW_DIRECT) {
+                /* a whole tile (TAIL mode, or one split): final values, four consecutive c a
+                 * thread (one 8- or 16-byte store each where d_wei is packed GKYXC and
+                 * aligned: gconv_impl_bww_final4); the flat index is a multiple of 4 as C, c0
+                 * and cc are, and c < C covers c + 3 */
+                for (e = tid; e < GCONV_IMPL_BWS_BM * bn / 4; e += GCONV_IMPL_WS_CONSUMERS) {
+                    const int rr = e / (bn / 4), cc = (e - rr * (bn / 4)) * 4;
+                    const int k = m0 + rr, c = c0 + cc;
+                    if (k < P->K && c < P->C)
+                        gconv_impl_bww_final4(P, ((int64_t)g * P->K + k) * P->Ncol + tap * P->C + c,
+                                              *(const float4 *)(cs + rr * ld + cc));
+                }
+            } else if (gconv_impl_bww_vec4_ok(P)) {
                 /* partials, four consecutive c a thread: one 16-byte reduction (fast mode) or
                  * store (slabs) each; the workspace index (g K + k) Ncol + tap C + c is a
                  * multiple of 4 (C and c are) */
@@ -208,9 +244,8 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
                                              *(const float4 *)(cs + rr * ld + cc));
                 }
             } else {
-                /* final values (alpha, beta, conversion), or partials into a workspace that is
-                 * not 16-byte aligned, element by element; consecutive threads take
-                 * consecutive c, d_wei's inner index in GKYXC */
+                /* partials into a workspace that is not 16-byte aligned, element by element;
+                 * consecutive threads take consecutive c, d_wei's inner index in GKYXC */
                 for (e = tid; e < GCONV_IMPL_BWS_BM * bn; e += GCONV_IMPL_WS_CONSUMERS) {
                     const int rr = e / bn, cc = e - rr * bn;
                     const int k = m0 + rr, c = c0 + cc;
@@ -264,14 +299,30 @@ static inline int gconv_impl_bws_fits(const gconv_problem *p, gconv_dtype dt, co
 #endif
 }
 
-/* Splits and tile counts of the BWS kernel with BN = bn for a filled P (mode set too): the
- * user's split_k (at most one per stage), or the count that minimises a cost model in units of
- * one 128 x 256 x 64 stage (0.88 us on H100): rounds of blocks over the SMs times each block's
- * stages (a 128 x 128 stage costs 0.7 of that) plus its epilogue (hand-over of 128 x bn fp32
- * values, about 1.6 stages at bn = 256), plus the reduction traffic of more than one split
- * (atomics or slab writes at about 1.9 MB per stage time, i.e. 2.2 TB/s; half again in
- * deterministic mode, whose finalize reads the slabs). Fitted to split sweeps of the dense
- * RetinaNet layers (bench/NOTES.md, 2026-11-24). Returns the model's cost. */
+/* Test hook: a positive value replaces the device's SM count in the BWS plan (so that small
+ * problems take the split-tail form); one per translation unit. */
+static int gconv_impl_bws_sms_pin GCONV_IMPL_FWD_UNUSED = 0;
+/* Tuning hook: 1 leaves the split-tail form out of the automatic choice (A/B runs). */
+static int gconv_impl_bws_tail_off GCONV_IMPL_FWD_UNUSED = 0;
+
+/* Splits and tile counts of the BWS kernel with BN = bn for a filled P (mode set too), by a
+ * cost model in units of one 128 x 256 x 64 stage (0.88 us on H100): rounds of blocks over
+ * the SMs (one block each) times each block's stages (a 128 x 128 stage costs 0.7 of that)
+ * plus its epilogue (hand-over of 128 x bn fp32 values, about 1.6 stages at bn = 256), plus
+ * the reduction traffic of more than one split (slab writes at about 1.9 MB per stage time,
+ * i.e. 2.2 TB/s, and half again for the finalize's reads). Fitted to split sweeps of the dense
+ * RetinaNet layers (bench/NOTES.md, 2026-11-24). Partials always go to slabs, in fast mode too:
+ * on every dense RetinaNet layer the slabs were as fast as the fp32 atomics or faster (K256@25:
+ * 11.0 against 12.6-13.0 us, no workspace clearing before the launch; H100, 2026-11-26), at
+ * `splits` times the workspace. Two forms:
+ *   uniform: every tile in s parts of whole stages (the user's split_k, at most one per stage,
+ *     or the best s of 1 .. min(RT, 256));
+ *   split tail (automatic choice only, GCONV_IMPL_BWW_TAIL): where the tiles fill r0 >= 1
+ *     whole rounds of the SMs and leave Tt more, the first r0 * sms tiles run whole and only
+ *     the last Tt are split, s parts each, so the last round is not one of Tt long blocks on
+ *     an idle machine (K2376@50: 171 tiles on 132 SMs, two rounds of 79 stages; with the 39
+ *     tail tiles in 3 parts, 79 + 27). Deterministic as slabs are.
+ * Returns the model's cost. */
 static inline double gconv_impl_bws_splits(gconv_impl_bww_params *P, int bn, int user_split,
                                            int det, int sms)
 {
@@ -280,26 +331,46 @@ static inline double gconv_impl_bws_splits(gconv_impl_bww_params *P, int bn, int
     /* the user's count (at most RT), or 1 .. min(RT, 256) */
     const int64_t lo = user_split > 0 ? (user_split < RT ? user_split : RT) : 1;
     const int64_t hi = user_split > 0 ? lo : RT < 256 ? RT : 256;
-    int64_t s, best_s = lo;
+    int64_t s, best_s = lo, tiles, r0, tt, tail_s = 0;
     double best = 0;
+    if (gconv_impl_bws_sms_pin > 0)
+        sms = gconv_impl_bws_sms_pin;
     if (sms <= 0)
         sms = 80;
     P->mt = (P->K + GCONV_IMPL_BWS_BM - 1) / GCONV_IMPL_BWS_BM;
     P->nt = P->taps * ((P->C + bn - 1) / bn);
+    tiles = (int64_t)P->G * P->mt * P->nt;
     for (s = lo; s <= hi; s++) {
         const int64_t kps = (RT + s - 1) / s, s2 = (RT + kps - 1) / kps;
-        const int64_t blocks = (int64_t)P->G * P->mt * P->nt * s2;
-        const double rounds = (double)((blocks + sms - 1) / sms);
+        const double rounds = (double)((tiles * s2 + sms - 1) / sms);
         double cost = rounds * ((double)kps * ts + te);
         if (s2 > 1)
-            cost += (double)s2 * (double)P->total * 4.0 * (det ? 1.5 : 1.0) / 1.9e6;
+            cost += (double)s2 * (double)P->total * 4.0 * 1.5 / 1.9e6;
         if (s == lo || cost < best)
             best = cost, best_s = s;
+    }
+    r0 = tiles / sms, tt = tiles - r0 * sms;
+    if (user_split <= 0 && !gconv_impl_bws_tail_off && r0 >= 1 && tt > 0) {
+        for (s = 2; s <= (RT < 64 ? RT : 64); s++) {
+            const int64_t kps = (RT + s - 1) / s, s2 = (RT + kps - 1) / kps;
+            const double rounds = (double)((tt * s2 + sms - 1) / sms);
+            const double cost = (double)r0 * ((double)RT * ts + te) +
+                                rounds * ((double)kps * ts + te) +
+                                (double)(tt * s2) * GCONV_IMPL_BWS_BM * bn * 4.0 * 1.5 / 1.9e6;
+            if (s2 > 1 && cost < best)
+                best = cost, tail_s = s2, best_s = s;
+        }
     }
     P->ktc = (int)((RT + best_s - 1) / best_s);
     P->splits = (int)((RT + P->ktc - 1) / P->ktc);
     P->chunk = (int64_t)P->ktc * GCONV_IMPL_BWS_BK;
-    gconv_impl_bww_set_mode(P, det);
+    (void)det; /* slabs in both modes (above) */
+    gconv_impl_bww_set_mode(P, 1);
+    P->tail0 = 0, P->tbn = bn;
+    if (tail_s > 0) {
+        P->mode = GCONV_IMPL_BWW_TAIL, P->fl = 1;
+        P->tail0 = (int)(r0 * sms);
+    }
     return best;
 }
 
@@ -309,6 +380,7 @@ static inline int gconv_impl_bws_pick(const gconv_impl_bww_params *P, int user_s
     gconv_impl_bww_params Q = *P;
     const int sms = gconv_device_sm_count();
     double c128, c256;
+    /* (gconv_impl_bws_splits applies gconv_impl_bws_sms_pin) */
     if (gconv_impl_bww_ws_pin == 0 || gconv_impl_bww_ws_pin == 1)
         return gconv_impl_bww_ws_pin ? 256 : 128;
     c128 = gconv_impl_bws_splits(&Q, 128, user_split, det, sms);
