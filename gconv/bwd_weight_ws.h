@@ -136,9 +136,8 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
     const int SB = gconv_impl_bws_stage_bytes(bn), S = gconv_impl_ws_ring_stages(SB, 1);
     const int tid = (int)threadIdx.x;
     const int64_t RT = (P->R + GCONV_IMPL_BWS_BK - 1) / GCONV_IMPL_BWS_BK;
-    /* TAIL mode: blocks 0 .. tail0 - 1 are tiles of their own index, whole (mode 0 below);
-     * block tail0 + q is part q % splits of tile tail0 + q / splits (mode 2). Else blockIdx.y
-     * is the split (mode 1) */
+    /* TAIL mode: blocks 0 .. tail0 - 1 are whole tiles of their own index; block tail0 + q
+     * is part q % splits of tile tail0 + q / splits. Otherwise blockIdx.y is the split */
     const int tail = P->mode == GCONV_IMPL_BWW_TAIL;
     const int part = tail && (int)blockIdx.x >= P->tail0;
     const int L = part ? P->tail0 + ((int)blockIdx.x - P->tail0) / P->splits : (int)blockIdx.x;
@@ -232,9 +231,9 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
                                               *(const float4 *)(cs + rr * ld + cc));
                 }
             } else if (gconv_impl_bww_vec4_ok(P)) {
-                /* partials, four consecutive c a thread: one 16-byte reduction (fast mode) or
-                 * store (slabs) each; the workspace index (g K + k) Ncol + tap C + c is a
-                 * multiple of 4 (C and c are) */
+                /* partials, four consecutive c a thread: one 16-byte slab store each (the plan
+                 * asks for slabs in both modes); the workspace index (g K + k) Ncol + tap C + c
+                 * is a multiple of 4 (C and c are) */
                 for (e = tid; e < GCONV_IMPL_BWS_BM * bn / 4; e += GCONV_IMPL_WS_CONSUMERS) {
                     const int rr = e / (bn / 4), cc = (e - rr * (bn / 4)) * 4;
                     const int k = m0 + rr, c = c0 + cc;
