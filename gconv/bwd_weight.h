@@ -83,7 +83,7 @@
  *         or, for K <= 64, 128 x 64 / 32 / 16 with M = C * taps and N = K. Any stride,
  *         dilation, asymmetric pads, 1D / 2D / 3D.
  *   BWS   (gconv/bwd_weight_ws.h; sm_90a device code, CUDA 12.5+ runtime) warp-specialised
- *         GEMM: one producer thread copies 64-pixel stages of d_out (tiled copies) and of the
+ *         GEMM: one producer thread copies 96-pixel stages of d_out (tiled copies) and of the
  *         input at one tap (the copy engine's im2col mode) into a shared-memory ring, two
  *         consumer warpgroups run wgmma on them as MN-major operands; tiles of 128 k x 128 or
  *         256 channels of one tap; splits from a cost model of rounds, stages and reduction

@@ -12,7 +12,7 @@
  * (TMA), and full / empty mbarriers pass the stages (the same protocol and helpers). One block
  * computes a 128 x BN tile of one group's d_wei: 128 output-gradient channels k (one m64 block
  * per consumer warpgroup) by BN input channels c of one tap (BN 128 or 256), over one split's
- * run of stages of BK = GCONV_IMPL_BWS_BK (64) pixels:
+ * run of stages of BK = GCONV_IMPL_BWS_BK (96) pixels:
  *   A  d_out, BK pixels x 64 channels per copy (two copies per stage), by a tiled copy of the
  *      output gradient seen as [pixels][G * K] (NHWGC) or [G][pixels][K] (GNHWC); pixels past
  *      the last one arrive as zeros, which zeroes their products whatever B holds;
@@ -51,8 +51,12 @@
 
 #include "igemm_ws.h"
 
+/* pixels per stage (a multiple of 16, at most 256). 96: three 72 KB stages at BN 256 (four of
+ * 48 KB at BN 128). H100, 2026-11-26, RetinaNet layers against 64 (four / five stages) and 128
+ * (two / three): K2376@100 357 / 314 / 484 us, K2376@50 106 / 97.5 / 144, K256@100 46 / 42.4 /
+ * 54, K256@25 11.2 / 11.2 / 12.5 (bench/NOTES.md) */
 #ifndef GCONV_IMPL_BWS_BK
-#define GCONV_IMPL_BWS_BK 64 /* pixels per stage (a multiple of 16, at most 256) */
+#define GCONV_IMPL_BWS_BK 96
 #endif
 /* one copy: BK pixel rows of 64 channels, 128 bytes each */
 #define GCONV_IMPL_BWS_BOX (GCONV_IMPL_BWS_BK * 128)
@@ -305,7 +309,8 @@ static int gconv_impl_bws_sms_pin GCONV_IMPL_FWD_UNUSED = 0;
 static int gconv_impl_bws_tail_off GCONV_IMPL_FWD_UNUSED = 0;
 
 /* Splits and tile counts of the BWS kernel with BN = bn for a filled P (mode set too), by a
- * cost model in units of one 128 x 256 x 64 stage (0.88 us on H100): rounds of blocks over
+ * cost model in units of one 128 x 256 x BK stage (fitted at BK 64: 0.88 us on H100; the fit
+ * was kept for BK 96, whose measured picks are the committed ones): rounds of blocks over
  * the SMs (one block each) times each block's stages (a 128 x 128 stage costs 0.7 of that)
  * plus its epilogue (hand-over of 128 x bn fp32 values, about 1.6 stages at bn = 256), plus
  * the reduction traffic of more than one split (slab writes at about 1.9 MB per stage time,
