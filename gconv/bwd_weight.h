@@ -416,27 +416,46 @@ gconv_impl_bww_finalize4_body(const gconv_impl_bww_params *P)
     }
 }
 
+/* TAIL mode's split tiles (the BWS plan's tiles tail0 .. G * mt * nt - 1). */
+static inline GCONV_HD int64_t gconv_impl_bww_tail_tiles(const gconv_impl_bww_params *P)
+{
+    return (int64_t)P->G * P->mt * P->nt - P->tail0;
+}
+
+/* BWS tile L of a plan with tiles of BM x tbn: group g, first k m0, tap, first channel c0
+ * (order: group, k tile, then tap, then channel tile, fastest last; nt = taps x channel
+ * tiles). Shared by the BWS kernel and TAIL mode's finalize. */
+static __device__ __forceinline__ void gconv_impl_bws_tile(const gconv_impl_bww_params *P, int L,
+                                                           int *g, int *m0, int *tap, int *c0)
+{
+    const int tpg = P->mt * P->nt, ct = P->nt / P->taps;
+    int mi, tn;
+    *g = L / tpg;
+    mi = (L - *g * tpg) / P->nt;
+    tn = L - *g * tpg - mi * P->nt;
+    *m0 = mi * GCONV_IMPL_BWS_BM;
+    *tap = tn / ct;
+    *c0 = (tn - *tap * ct) * P->tbn;
+}
+
 /* The finalize of TAIL mode (gconv/bwd_weight_ws.h): four consecutive elements of one split
  * tile a thread, the tile's split parts summed in split order (deterministic), then the final
  * values of those of them inside d_wei. Quad q is elements 4 (q % (BM tbn / 4)) .. + 3 (row
  * rr, columns cc .. cc + 3 of the tile: tbn is a multiple of 4) of split tile q / (BM tbn / 4),
- * i.e. tile tail0 + that; the tile index decodes as in the BWS kernel (group, k tile, then tap
- * and channel tile). */
+ * i.e. tile tail0 + that (gconv_impl_bws_tile). */
 static __device__ __forceinline__ void
 gconv_impl_bww_finalize_tail_body(const gconv_impl_bww_params *P)
 {
     const int tq = GCONV_IMPL_BWS_BM * P->tbn / 4; /* quads of a tile */
-    const int tpg = P->mt * P->nt, ct = P->nt / P->taps;
-    const int64_t nq = (int64_t)(P->G * tpg - P->tail0) * tq;
+    const int64_t nq = gconv_impl_bww_tail_tiles(P) * tq;
     const int vec = ((uintptr_t)P->ws & 15u) == 0;
     int64_t q;
     for (q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; q < nq;
          q += (int64_t)gridDim.x * blockDim.x) {
         const int tt = (int)(q / tq), e = (int)(q - (int64_t)tt * tq) * 4;
-        const int L = P->tail0 + tt, g = L / tpg, mi = (L - g * tpg) / P->nt;
-        const int tn = L - g * tpg - mi * P->nt, tap = tn / ct;
-        const int k = mi * GCONV_IMPL_BWS_BM + e / P->tbn;
-        const int c = (tn - tap * ct) * P->tbn + e % P->tbn;
+        int g, m0, tap, c0;
+        gconv_impl_bws_tile(P, P->tail0 + tt, &g, &m0, &tap, &c0);
+        const int k = m0 + e / P->tbn, c = c0 + e % P->tbn;
         const float *w = P->ws + (int64_t)tt * P->splits * (tq * 4) + e;
         float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
         int s, x;
@@ -2424,8 +2443,8 @@ static inline size_t gconv_impl_bww_ws_bytes(const gconv_impl_bww_params *P)
     if (P->mode == GCONV_IMPL_BWW_DIRECT)
         return 0;
     if (P->mode == GCONV_IMPL_BWW_TAIL)
-        return ((size_t)P->G * P->mt * P->nt - (size_t)P->tail0) * (size_t)P->splits *
-               GCONV_IMPL_BWS_BM * (size_t)P->tbn * sizeof(float);
+        return (size_t)gconv_impl_bww_tail_tiles(P) * (size_t)P->splits * GCONV_IMPL_BWS_BM *
+               (size_t)P->tbn * sizeof(float);
     return (size_t)P->total * sizeof(float) *
            (P->mode == GCONV_IMPL_BWW_SLABS ? (size_t)P->splits : 1u);
 }
@@ -2512,7 +2531,7 @@ static inline size_t gconv_impl_bww_ws_default(const gconv_problem *p, gconv_dty
         /* the BWS kernel, when the pointers turn out aligned */
         if (algo != GCONV_BWD_WEIGHT_ALGO_DIRECT && gconv_impl_bws_fits(p, dt, NULL, NULL)) {
             gconv_impl_bww_fill(p, dt, tout, &P);
-            gconv_impl_bws_splits(&P, gconv_impl_bws_pick(&P, user, det), user, det,
+            gconv_impl_bws_splits(&P, gconv_impl_bws_pick(&P, user), user,
                                   gconv_device_sm_count());
             b = gconv_impl_bww_ws_bytes(&P);
             most = b > most ? b : most;
@@ -2626,8 +2645,8 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
 #define GCONV_IMPL_BWW_FINISH(fin, P, stream, why, len)                                          \
     do {                                                                                         \
         if ((P)->mode == GCONV_IMPL_BWW_TAIL) {                                                  \
-            const int64_t nb_ = ((int64_t)((P)->G * (P)->mt * (P)->nt - (P)->tail0) *            \
-                                     GCONV_IMPL_BWS_BM * (P)->tbn / 4 + 255) / 256;              \
+            const int64_t nb_ =                                                                  \
+                (gconv_impl_bww_tail_tiles(P) * GCONV_IMPL_BWS_BM * (P)->tbn / 4 + 255) / 256;   \
             hipLaunchKernelGGL(fin##t, dim3((unsigned)(nb_ < 8192 ? nb_ : 8192)), dim3(256), 0,  \
                                stream, *(P));                                                    \
             return gconv_impl_bww_launched(why, len);                                            \
@@ -2805,17 +2824,17 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
         if ((path) != GCONV_IMPL_BWW_PATH_GEMM || gconv_impl_bww_ws_pin == 2 ||                  \
             !gconv_impl_bws_fits(p, T, (a)->in, (a)->d_out) || !name##_bws_ready())              \
             break;                                                                               \
-        bn_ = gconv_impl_bws_pick(&(P), (a)->split_k, (a)->deterministic);                       \
-        if (!gconv_impl_bws_plan(&W_, &(P), bn_, (a)->split_k, (a)->deterministic))              \
+        bn_ = gconv_impl_bws_pick(&(P), (a)->split_k);                                           \
+        if (!gconv_impl_bws_plan(&W_, &(P), bn_, (a)->split_k))                                  \
             break;                                                                               \
         {                                                                                        \
             static unsigned d0_ = 0, d1_ = 0;                                                    \
             const void *k_ = bn_ == 256 ? (const void *)name##_bws1 : (const void *)name##_bws0; \
             const int smem_ = gconv_impl_ws_ring_smem(gconv_impl_bws_stage_bytes(bn_), 1);       \
             const int tl_ = W_.P.mode == GCONV_IMPL_BWW_TAIL;                                    \
-            const int64_t tiles_ = (int64_t)W_.P.G * W_.P.mt * W_.P.nt;                          \
             const dim3 grid_(                                                                    \
-                (unsigned)(tl_ ? W_.P.tail0 + (tiles_ - W_.P.tail0) * W_.P.splits : tiles_),     \
+                (unsigned)(tl_ ? W_.P.tail0 + gconv_impl_bww_tail_tiles(&W_.P) * W_.P.splits     \
+                               : (int64_t)W_.P.G * W_.P.mt * W_.P.nt),                           \
                 tl_ ? 1u : (unsigned)W_.P.splits);                                               \
             gconv_status s_;                                                                     \
             if (gconv_impl_fwd_smem_attr(k_, smem_, bn_ == 256 ? &d1_ : &d0_) != GCONV_OK)      \

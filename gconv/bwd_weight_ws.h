@@ -73,14 +73,13 @@ static inline GCONV_HD int gconv_impl_bws_stage_bytes(int bn)
  * parameters (P->mt, P->nt tiles per group, P->ktc stages per split, P->splits, P->mode), the
  * input map's rank and coordinate bases (gconv_impl_ws_im2col), the d_out map's rank (2:
  * [pixels][G * K], coordinates (g * K + k, pixel); 3: [G][pixels][K], coordinates (k, pixel,
- * g)) and the channel tiles per tap. */
+ * g)). */
 typedef struct gconv_impl_bws_params {
     CUtensorMap ta;
     CUtensorMap tb;
     gconv_impl_bww_params P;
     int rank, cbase, nbase;
     int drank;
-    int ct;
 } gconv_impl_bws_params;
 #endif
 
@@ -128,8 +127,9 @@ static __device__ __forceinline__ void gconv_impl_bws_produce(const gconv_impl_b
 #endif /* GCONV_IMPL_HAS_WGMMA */
 
 #if defined(GCONV_PLATFORM_CUDA)
-/* One block: tile blockIdx.x (group, k tile, then tap * ct + channel tile, fastest last) over
- * split blockIdx.y. bn: 128 or 256, a literal constant. */
+/* One block: one tile (gconv_impl_bws_tile) over one split: tile blockIdx.x over split
+ * blockIdx.y, or in TAIL mode as described at the top of the body. bn: 128 or 256, a literal
+ * constant (the plan's P->tbn). */
 static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_params *W,
                                                            const int bn, const gconv_dtype dt)
 {
@@ -156,16 +156,7 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
     sbase = gconv_impl_igemm_smem_addr(smem);
     full0 = gconv_impl_igemm_smem_addr(&bars[0]);
     empty0 = full0 + 8u * (unsigned)S;
-    {
-        const int tpg = P->mt * P->nt;
-        int tn;
-        g = L / tpg;
-        m0 = (L - g * tpg) / P->nt;
-        tn = L - g * tpg - m0 * P->nt;
-        m0 *= GCONV_IMPL_BWS_BM;
-        tap = tn / W->ct;
-        c0 = (tn - tap * W->ct) * bn;
-    }
+    gconv_impl_bws_tile(P, L, &g, &m0, &tap, &c0); /* P->tbn == bn */
     gconv_impl_ws_init_bars(full0, empty0, S);
 
     if (tid >= GCONV_IMPL_WS_CONSUMERS) {
@@ -328,7 +319,7 @@ static int gconv_impl_bws_tail_off GCONV_IMPL_FWD_UNUSED = 0;
  *     tail tiles in 3 parts, 79 + 27). Deterministic as slabs are.
  * Returns the model's cost. */
 static inline double gconv_impl_bws_splits(gconv_impl_bww_params *P, int bn, int user_split,
-                                           int det, int sms)
+                                           int sms)
 {
     const int64_t RT = (P->R + GCONV_IMPL_BWS_BK - 1) / GCONV_IMPL_BWS_BK;
     const double ts = bn == 256 ? 1.0 : 0.7, te = bn == 256 ? 1.6 : 0.8;
@@ -368,8 +359,7 @@ static inline double gconv_impl_bws_splits(gconv_impl_bww_params *P, int bn, int
     P->ktc = (int)((RT + best_s - 1) / best_s);
     P->splits = (int)((RT + P->ktc - 1) / P->ktc);
     P->chunk = (int64_t)P->ktc * GCONV_IMPL_BWS_BK;
-    (void)det; /* slabs in both modes (above) */
-    gconv_impl_bww_set_mode(P, 1);
+    gconv_impl_bww_set_mode(P, 1); /* slabs in both reduction modes (above) */
     P->tail0 = 0, P->tbn = bn;
     if (tail_s > 0) {
         P->mode = GCONV_IMPL_BWW_TAIL, P->fl = 1;
@@ -379,7 +369,7 @@ static inline double gconv_impl_bws_splits(gconv_impl_bww_params *P, int bn, int
 }
 
 /* BN for a filled P: the pinned one, else the cheaper by the cost model. */
-static inline int gconv_impl_bws_pick(const gconv_impl_bww_params *P, int user_split, int det)
+static inline int gconv_impl_bws_pick(const gconv_impl_bww_params *P, int user_split)
 {
     gconv_impl_bww_params Q = *P;
     const int sms = gconv_device_sm_count();
@@ -387,8 +377,8 @@ static inline int gconv_impl_bws_pick(const gconv_impl_bww_params *P, int user_s
     /* (gconv_impl_bws_splits applies gconv_impl_bws_sms_pin) */
     if (gconv_impl_bww_ws_pin == 0 || gconv_impl_bww_ws_pin == 1)
         return gconv_impl_bww_ws_pin ? 256 : 128;
-    c128 = gconv_impl_bws_splits(&Q, 128, user_split, det, sms);
-    c256 = gconv_impl_bws_splits(&Q, 256, user_split, det, sms);
+    c128 = gconv_impl_bws_splits(&Q, 128, user_split, sms);
+    c256 = gconv_impl_bws_splits(&Q, 256, user_split, sms);
     return c256 <= c128 ? 256 : 128;
 }
 
@@ -397,7 +387,7 @@ static inline int gconv_impl_bws_pick(const gconv_impl_bww_params *P, int user_s
  * tensor maps. 0 when the copy engine cannot describe the problem or the ring does not fit a
  * lowered GCONV_IMPL_SMEM_MAX (the TC kernel runs then). */
 static inline int gconv_impl_bws_plan(gconv_impl_bws_params *W, const gconv_impl_bww_params *P,
-                                      int bn, int user_split, int det)
+                                      int bn, int user_split)
 {
     const int64_t N = P->R / ((int64_t)P->out_sp[0] * P->out_sp[1] * P->out_sp[2]);
     cuuint64_t dim[3], gs[2];
@@ -406,8 +396,7 @@ static inline int gconv_impl_bws_plan(gconv_impl_bws_params *W, const gconv_impl
     W->P = *P;
     if (!gconv_impl_ws_ring_ok(gconv_impl_bws_stage_bytes(bn), 1, GCONV_IMPL_BWS_BM, bn))
         return 0;
-    gconv_impl_bws_splits(&W->P, bn, user_split, det, gconv_device_sm_count());
-    W->ct = (P->C + bn - 1) / bn;
+    gconv_impl_bws_splits(&W->P, bn, user_split, gconv_device_sm_count());
     if ((int64_t)P->G * W->P.mt * W->P.nt > 0x7fffffffLL || W->P.splits > 65535)
         return 0;
     if (!gconv_impl_ws_im2col(&W->tb, P->tin, P->in, &P->si, P->in_sp, P->out_sp, P->flt,

@@ -641,7 +641,7 @@ Test(bwd_weight, bws_tail, .timeout = 180)
                 gt_set_layouts(&p, im);
                 gconv_impl_bws_sms_pin = sms[j];
                 gconv_impl_bww_fill(&p, im->t, im->tout, &P);
-                gconv_impl_bws_splits(&P, gconv_impl_bws_pick(&P, 0, det), 0, det, 0);
+                gconv_impl_bws_splits(&P, gconv_impl_bws_pick(&P, 0), 0, 0);
                 if (P.mode != GCONV_IMPL_BWW_TAIL)
                     continue;
                 tails++;
