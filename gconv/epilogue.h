@@ -77,12 +77,37 @@ static inline gconv_act gconv_relu6(void)
     return gconv_clamp(0.0f, 6.0f);
 }
 
+/* ReLU and clamp of one value. On NVIDIA devices without conditionals: nvcc 13 made the
+ * conditional forms (v > 0 ? v : 0; v < lo ? lo : v > hi ? hi : v) a branch per value inside
+ * several kernels (H100, ReLU6 epilogues 35-60 % slower, bench/NOTES.md). The results are the
+ * same, NaN included: ReLU sends it to 0, the clamp passes it on (max.NaN / min.NaN). */
+static inline GCONV_HD float gconv_impl_relu(float v)
+{
+#if defined(__CUDA_ARCH__)
+    return fmaxf(v, 0.0f);
+#else
+    return v > 0.0f ? v : 0.0f;
+#endif
+}
+
+static inline GCONV_HD float gconv_impl_clamp(float v, float lo, float hi)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    float r;
+    __asm__("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(v), "f"(lo));
+    __asm__("min.NaN.f32 %0, %0, %1;" : "+f"(r) : "f"(hi));
+    return r;
+#else
+    return v < lo ? lo : v > hi ? hi : v;
+#endif
+}
+
 static inline GCONV_HD float gconv_act_apply(gconv_act a, float v)
 {
     if (a.kind == GCONV_ACT_RELU)
-        return v > 0.0f ? v : 0.0f;
+        return gconv_impl_relu(v);
     if (a.kind == GCONV_ACT_CLAMP)
-        return v < a.lo ? a.lo : v > a.hi ? a.hi : v;
+        return gconv_impl_clamp(v, a.lo, a.hi);
     return v;
 }
 

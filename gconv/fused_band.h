@@ -524,11 +524,14 @@ static __device__ __forceinline__ uint4 gconv_impl_fb_mid8(float *m, const gconv
         if (a0.kind == GCONV_ACT_RELU) {
 #pragma unroll
             for (int j = 0; j < 8; j++)
-                m[j] = m[j] > 0.0f ? m[j] : 0.0f;
+                m[j] = gconv_impl_relu(m[j]);
         } else if (a0.kind == GCONV_ACT_CLAMP) {
+            /* without conditionals (gconv/epilogue.h): the conditional form was a branch per
+             * value here (H100, 32@112 -> 16 with ReLU6 59 -> 91 us) */
+            const float lo = a0.lo, hi = a0.hi;
 #pragma unroll
             for (int j = 0; j < 8; j++)
-                m[j] = m[j] < a0.lo ? a0.lo : m[j] > a0.hi ? a0.hi : m[j];
+                m[j] = gconv_impl_clamp(m[j], lo, hi);
         }
     } else {
 #pragma unroll

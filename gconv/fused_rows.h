@@ -246,6 +246,27 @@ static __device__ __forceinline__ void gconv_impl_fr_gemm(const gconv_impl_fr_pa
             const float2 v = *(const float2 *)(b1s + np * 16 + nt * 8 + 2 * (lane & 3));
             bq[nt][0] = v.x, bq[nt][1] = v.y;
         }
+        if (EPIB && F->plain && F->pair) {
+            /* the plain store on its own, with the address formed once per unit: the general
+             * form below (per-pair tests of plain / pair around the inlined epilogue) cost
+             * more than the unit's mma and sent the hot loop across its cold code (H100,
+             * 32@112 -> 16: 43 % of the stall samples, bench/NOTES.md). Channel pairs:
+             * K1 is even, so k1 < K1 covers both. */
+            const int k1 = np * 16 + 2 * (lane & 3), px = mt * 16 + (lane >> 2);
+            unsigned *o = (unsigned *)F->out +
+                          ((n * F->out_n + oh * F->out_h + (ow0 + px) * F->out_w + k1) >> 1);
+            const int hw = 4 * F->out_w; /* 8 pixels on, in 32-bit words */
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+                if (px + 8 * h < F->OWt && ow0 + px + 8 * h < F->OW)
+#pragma unroll
+                    for (int nt = 0; nt < 2; nt++)
+                        if (k1 + 8 * nt < F->K1)
+                            o[h * hw + 4 * nt] =
+                                gconv_impl_fb_pack(acc[nt][2 * h] + bq[nt][0],
+                                                   acc[nt][2 * h + 1] + bq[nt][1], dt);
+            continue;
+        }
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const int px = mt * 16 + (lane >> 2) + 8 * h, ow = ow0 + px;

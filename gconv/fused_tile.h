@@ -67,6 +67,7 @@ typedef struct gconv_impl_ft_params {
     int out_n, out_h, out_w, out_c;
     int pair;                /* out_c == 1, K1 even: 32-bit stores of channel pairs */
     int plain;               /* the epilogue is a plain store (alpha 1, no D, no act) */
+    int vec;                 /* pair, and 8 channels of a pixel are one aligned 16-byte store */
     int sh, sw, dh, dw;      /* stride, dilation */
     int form, segs;          /* stage-1 form (1: stride 1, TW 4; 2: stride 2, TW 2; 0: any,
                               * TW 1), tasks (runs of TW output columns) per output row */
@@ -147,6 +148,8 @@ static inline int gconv_impl_ft_plan(const gconv_problem *p, int K1,
     if (sms <= 0)
         sms = 80;
     GCONV_IMPL_FB_FILL(F, p, K1, a, o, si, so);
+    F->vec = F->pair && K1 % 8 == 0 && so.n % 8 == 0 && so.s[1] % 8 == 0 && so.s[2] % 8 == 0 &&
+             (uintptr_t)a->out % 16 == 0;
     F->sh = p->stride[1], F->sw = p->stride[2], F->dh = p->dilation[1], F->dw = p->dilation[2];
     F->form = F->dw != 1 ? 0 : F->sw == 1 ? 1 : F->sw == 2 ? 2 : 0;
     F->segs = F->form == 1 ? (F->OW + 3) / 4 : F->form == 2 ? (F->OW + 1) / 2 : F->OW;
@@ -491,20 +494,46 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
                                             (np0 + j) * 16 + nt * 8 + 2 * (lane & 3)) =
                                     make_float2(acc[i][j][nt][2 * h], acc[i][j][nt][2 * h + 1]);
             __syncthreads();
-            /* warp w takes pixels w, w + NW, ...; lane l channel pairs l, l + 32, ... */
-            const int hk = (min(F->K1t, F->K1 - k10) + 1) / 2;
+            if (EPIB && F->plain && F->vec) {
+                /* a plain store of 16-byte vectors (8 channels; K1 and the tile start are
+                 * multiples of 8): thread t takes vectors t, t + 256, ... of the item's npx x
+                 * cpp. Cheaper than the per-pair form below, whose run-time tests sit around
+                 * the inlined epilogue of every pair (bench/NOTES.md) */
+                const int cpp = min(F->K1t, F->K1 - k10) / 8, nv = npx * cpp;
+                const float rc = 1.0f / (float)cpp;
 #pragma unroll 1
-            for (int px = warp; px < npx; px += GCONV_IMPL_FT_NW) {
-                /* exact: px < 2^16 */
-                const int r = (int)(((float)px + 0.5f) * F->row), c = px - r * OW;
-                const int oh = h0 + r;
-                const int pbase = n * F->out_n + oh * F->out_h + c * F->out_w;
+                for (int q = tid; q < nv; q += GCONV_IMPL_FT_THREADS) {
+                    /* exact: q < 2^16 */
+                    const int px = (int)(((float)q + 0.5f) * rc), v = q - px * cpp;
+                    const int r = (int)(((float)px + 0.5f) * F->row), c = px - r * OW;
+                    const float4 x0 = *(const float4 *)(C + px * CST + 8 * v);
+                    const float4 x1 = *(const float4 *)(C + px * CST + 8 * v + 4);
+                    const float4 c0 = *(const float4 *)(b1s + 8 * v);
+                    const float4 c1 = *(const float4 *)(b1s + 8 * v + 4);
+                    uint4 pk;
+                    pk.x = gconv_impl_fb_pack(x0.x + c0.x, x0.y + c0.y, dt);
+                    pk.y = gconv_impl_fb_pack(x0.z + c0.z, x0.w + c0.w, dt);
+                    pk.z = gconv_impl_fb_pack(x1.x + c1.x, x1.y + c1.y, dt);
+                    pk.w = gconv_impl_fb_pack(x1.z + c1.z, x1.w + c1.w, dt);
+                    *(uint4 *)((unsigned short *)F->out + n * F->out_n + (h0 + r) * F->out_h +
+                               c * F->out_w + k10 + 8 * v) = pk;
+                }
+            } else {
+                /* warp w takes pixels w, w + NW, ...; lane l channel pairs l, l + 32, ... */
+                const int hk = (min(F->K1t, F->K1 - k10) + 1) / 2;
 #pragma unroll 1
-                for (int kp = lane; kp < hk; kp += 32) {
-                    const float2 v = *(const float2 *)(C + px * CST + 2 * kp);
-                    gconv_impl_fb_out2(&F->epi, epifn, EPIB && F->plain, dt, F->out, F->pair,
-                                       F->out_c, F->K1, pbase, k10 + 2 * kp, v.x + b1s[2 * kp],
-                                       v.y + b1s[2 * kp + 1], n, oh, c);
+                for (int px = warp; px < npx; px += GCONV_IMPL_FT_NW) {
+                    /* exact: px < 2^16 */
+                    const int r = (int)(((float)px + 0.5f) * F->row), c = px - r * OW;
+                    const int oh = h0 + r;
+                    const int pbase = n * F->out_n + oh * F->out_h + c * F->out_w;
+#pragma unroll 1
+                    for (int kp = lane; kp < hk; kp += 32) {
+                        const float2 v = *(const float2 *)(C + px * CST + 2 * kp);
+                        gconv_impl_fb_out2(&F->epi, epifn, EPIB && F->plain, dt, F->out, F->pair,
+                                           F->out_c, F->K1, pbase, k10 + 2 * kp, v.x + b1s[2 * kp],
+                                           v.y + b1s[2 * kp + 1], n, oh, c);
+                    }
                 }
             }
         }

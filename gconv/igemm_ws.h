@@ -412,11 +412,12 @@ static __device__ __forceinline__ void gconv_impl_ws_store_d(const gconv_impl_ws
             if (e->act.kind == GCONV_ACT_RELU) {
 #pragma unroll
                 for (i = 0; i < 8; i++)
-                    y[i] = y[i] > 0.0f ? y[i] : 0.0f;
+                    y[i] = gconv_impl_relu(y[i]);
             } else if (e->act.kind == GCONV_ACT_CLAMP) {
+                const float lo = e->act.lo, hi = e->act.hi;
 #pragma unroll
                 for (i = 0; i < 8; i++)
-                    y[i] = y[i] < e->act.lo ? e->act.lo : y[i] > e->act.hi ? e->act.hi : y[i];
+                    y[i] = gconv_impl_clamp(y[i], lo, hi);
             }
             gconv_impl_ws_st16((unsigned short *)P->out + ob + k0,
                                gconv_impl_igemm_pack16(y, dt));

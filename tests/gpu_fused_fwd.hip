@@ -563,7 +563,8 @@ Test(fused_fwd, band_shapes, .timeout = 120)
  * segments (G / 8 * column tiles > 256 threads), output widths that are not a multiple of the
  * columns per thread, K1 of several 32-channel groups and odd, asymmetric pads, tall and short
  * row chunks, bands of one output row, a problem just above the row kernel's shared memory
- * (band kernel), and the MobileNetV2 blocks. {G, H, W, stride, pad lo, pad hi, K1, N} */
+ * (band kernel), the MobileNetV2 blocks, and narrow G (8 to 64: blocks of few threads);
+ * each also with a plain final epilogue. {G, H, W, stride, pad lo, pad hi, K1, N} */
 Test(fused_fwd, rows_shapes, .timeout = 120)
 {
     static const int sh[][8] = {{24, 17, 19, 1, 1, 1, 16, 3},   {40, 23, 9, 2, 1, 1, 33, 2},
@@ -572,7 +573,9 @@ Test(fused_fwd, rows_shapes, .timeout = 120)
                                 {64, 1, 9, 1, 1, 1, 48, 3},     {32, 112, 112, 1, 1, 1, 16, 2},
                                 {96, 112, 112, 2, 0, 1, 24, 1}, {144, 56, 56, 1, 1, 1, 24, 4},
                                 {144, 56, 56, 2, 0, 1, 32, 4},  {192, 28, 28, 1, 1, 1, 32, 8},
-                                {384, 14, 14, 1, 1, 1, 64, 16}, {16, 40, 40, 1, 1, 1, 200, 2}};
+                                {384, 14, 14, 1, 1, 1, 64, 16}, {16, 40, 40, 1, 1, 1, 200, 2},
+                                {32, 41, 45, 2, 1, 1, 40, 2},   {16, 19, 70, 2, 0, 1, 8, 3},
+                                {64, 20, 20, 1, 1, 1, 48, 2}};
     int i, bad = 0;
     gt_require_gpu();
     for (i = 0; i < (int)(sizeof sh / sizeof sh[0]); i++) {
@@ -594,6 +597,12 @@ Test(fused_fwd, rows_shapes, .timeout = 120)
         /* the tile kernel on the same problems */
         if (!gt_fused_run(&c, GCONV_F16, ff_f16_tile, GT_UOP_NONE, "tile_f16"))
             bad++;
+        /* a plain final epilogue (alpha 1, no D, no activation): the row kernel's own store
+         * form for even K1, the general one for odd K1 */
+        c.alpha = 1.0f, c.num_d = 0, c.act = gconv_act_none();
+        if (!gt_fused_run(&c, i % 2 ? GCONV_BF16 : GCONV_F16, i % 2 ? ff_bf16 : ff_f16,
+                          GT_UOP_NONE, "rows_plain"))
+            bad++;
     }
     cr_expect(bad == 0, "%d runs failed", bad);
 }
@@ -602,7 +611,8 @@ Test(fused_fwd, rows_shapes, .timeout = 120)
  * items of a few 14- or 7-wide rows), an odd number of channel vectors with K1 not a multiple
  * of 16, K1 above one tile (several K1 tiles, each recomputing stage 1), asymmetric pads, the
  * general form (column dilation, stride 3), anisotropic stride and dilation, 128 output columns
- * with two channel vectors (planes of a chunk), tall items with the 4-column form.
+ * with two channel vectors (planes of a chunk), tall items with the 4-column form; each also
+ * with a plain final epilogue.
  * {G, H, W, stride h, stride w, pad lo, pad hi, dilation h, dilation w, K1, N} */
 Test(fused_fwd, tile_shapes, .timeout = 120)
 {
@@ -632,6 +642,11 @@ Test(fused_fwd, tile_shapes, .timeout = 120)
         if (!gt_fused_run(&c, GCONV_BF16, ff_bf16_tile, GT_UOP_NONE, "tile_bf16"))
             bad++;
         if (!gt_fused_run(&c, GCONV_F16, ff_f16, GT_UOP_NONE, "tile_auto_f16"))
+            bad++;
+        /* a plain final epilogue: 16-byte stores where K1 is a multiple of 8 */
+        c.alpha = 1.0f, c.num_d = 0, c.act = gconv_act_none();
+        if (!gt_fused_run(&c, i % 2 ? GCONV_BF16 : GCONV_F16, i % 2 ? ff_bf16_tile : ff_f16_tile,
+                          GT_UOP_NONE, "tile_plain"))
             bad++;
     }
     cr_expect(bad == 0, "%d runs failed", bad);
