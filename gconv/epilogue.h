@@ -102,6 +102,15 @@ static inline GCONV_HD float gconv_impl_clamp(float v, float lo, float hi)
 #endif
 }
 
+/* The activation of kind `kind` with both forms computed and the kind selecting, for store
+ * loops where the kind is a run-time value: no branch per value (gconv_act_apply tests the
+ * kind first, which inside an unrolled store loop became branches per value). */
+static inline GCONV_HD float gconv_impl_act_sel(int kind, float lo, float hi, float v)
+{
+    const float r = gconv_impl_relu(v), c = gconv_impl_clamp(v, lo, hi);
+    return kind == GCONV_ACT_CLAMP ? c : kind == GCONV_ACT_RELU ? r : v;
+}
+
 static inline GCONV_HD float gconv_act_apply(gconv_act a, float v)
 {
     if (a.kind == GCONV_ACT_RELU)
