@@ -80,7 +80,8 @@ static inline gconv_act gconv_relu6(void)
 /* ReLU and clamp of one value. On NVIDIA devices without conditionals: nvcc 13 made the
  * conditional forms (v > 0 ? v : 0; v < lo ? lo : v > hi ? hi : v) a branch per value inside
  * several kernels (H100, ReLU6 epilogues 35-60 % slower, bench/NOTES.md). The results are the
- * same, NaN included: ReLU sends it to 0, the clamp passes it on (max.NaN / min.NaN). */
+ * same, NaN included: ReLU sends it to 0, the clamp passes it on (max.NaN / min.NaN); only the
+ * sign of a zero result may differ (max(-0, +0) is +0 here, -0 in the conditional form). */
 static inline GCONV_HD float gconv_impl_relu(float v)
 {
 #if defined(__CUDA_ARCH__)
