@@ -508,36 +508,46 @@ static __device__ __forceinline__ unsigned gconv_impl_fb_pack(float a, float b, 
     return gconv_impl_halo_pack(a, b, dt);
 }
 
-/* act0 of 8 intermediate values m (b0 already added) and their packing into 16 bytes: with
- * MIDB the built-in act0 (its kind tested once for the 8 values), else midfn per element
- * (channels c .. c + 7 of image n at output (oh, ow)); channels from cvalid on become exact
- * zeros (channels past G). */
-static __device__ __forceinline__ uint4 gconv_impl_fb_mid8(float *m, const gconv_epilogue *mid,
-                                                           const gconv_dtype dt,
-                                                           gconv_impl_epi_fn midfn,
-                                                           const int MIDB, int c, int n, int oh,
-                                                           int ow, int cvalid)
+/* act0 of NV intermediate values m (b0 already added; NV a literal): with MIDB the built-in
+ * act0 (its kind tested once for the NV values), else midfn per element (channels c .. c + NV -
+ * 1 of image n at output (oh, ow)). */
+static __device__ __forceinline__ void gconv_impl_fb_act(float *m, const gconv_epilogue *mid,
+                                                         const gconv_dtype dt,
+                                                         gconv_impl_epi_fn midfn, const int MIDB,
+                                                         int c, int n, int oh, int ow,
+                                                         const int NV)
 {
     const gconv_act a0 = mid->act;
-    uint4 pk;
     if (MIDB) {
         if (a0.kind == GCONV_ACT_RELU) {
 #pragma unroll
-            for (int j = 0; j < 8; j++)
+            for (int j = 0; j < NV; j++)
                 m[j] = gconv_impl_relu(m[j]);
         } else if (a0.kind == GCONV_ACT_CLAMP) {
             /* without conditionals (gconv/epilogue.h): the conditional form was a branch per
              * value here (H100, 32@112 -> 16 with ReLU6 59 -> 91 us) */
             const float lo = a0.lo, hi = a0.hi;
 #pragma unroll
-            for (int j = 0; j < 8; j++)
+            for (int j = 0; j < NV; j++)
                 m[j] = gconv_impl_clamp(m[j], lo, hi);
         }
     } else {
 #pragma unroll
-        for (int j = 0; j < 8; j++)
+        for (int j = 0; j < NV; j++)
             m[j] = midfn(mid, dt, m[j], c + j, n, 0, 0, oh, ow);
     }
+}
+
+/* act0 of 8 intermediate values m (gconv_impl_fb_act) and their packing into 16 bytes;
+ * channels from cvalid on become exact zeros (channels past G). */
+static __device__ __forceinline__ uint4 gconv_impl_fb_mid8(float *m, const gconv_epilogue *mid,
+                                                           const gconv_dtype dt,
+                                                           gconv_impl_epi_fn midfn,
+                                                           const int MIDB, int c, int n, int oh,
+                                                           int ow, int cvalid)
+{
+    uint4 pk;
+    gconv_impl_fb_act(m, mid, dt, midfn, MIDB, c, n, oh, ow, 8);
     if (cvalid < 8) {
 #pragma unroll
         for (int j = 0; j < 8; j++)

@@ -9,29 +9,44 @@
  * any stride, dilation and padding, at most 128 output columns, and G small enough that a tile
  * of at least one output row of intermediate values fits on chip.
  *
- * Work. A block takes one item: image n, output rows [h0, h0 + RT) (all OW columns: at most
- * PT = RT * OW pixels), and a tile [k10, k10 + K1t) of the pointwise channels (more than one
- * only where the accumulators would not fit; each recomputes stage 1). Two phases:
- *   stage 1: thread t owns channel vector cv = t % cvs for the whole item (its 9 taps and b0
- *     in fp32 registers) and the tasks pl, pl + L, ... (pl = t / cvs, L = 256 / cvs lanes per
- *     vector); a task is a run of TW output columns of one output row. The task's three input
- *     rows (SPAN columns of 16 bytes each) come straight from global memory (neighbouring
- *     tasks' overlapping windows hit L1); each input element is converted to fp32 once and
- *     feeds every output column whose window covers it. The next task's rows are loaded as
- *     soon as this task's row of the same ky is consumed, so a task's loads fly during the
- *     previous one's arithmetic. + b0, act0, rounded to T, into the A tile (pixels x G
- *     channels, rows of AST bytes: an odd number of 16-byte chunks). Forms: stride 1 and no
- *     column dilation (TW 4, 6 window columns), stride 2 and no column dilation (TW 2, 5),
- *     anything else (TW 1, 3 window columns at the dilated positions).
+ * Work. A block of 512 threads takes one item: image n, output rows [h0, h0 + RT) (all OW
+ * columns: at most PT = RT * OW pixels), and a tile [k10, k10 + K1t) of the pointwise channels
+ * (more than one only where the accumulators would not fit; each recomputes stage 1). Two
+ * phases:
+ *   stage 1: a thread works on 4 channels (one 8-byte channel vector cv4; lanes of a warp on
+ *     neighbouring vectors, so that a warp's loads are contiguous), its 9 taps and b0 in fp32
+ *     registers. Each input element is converted to fp32 once per load and feeds every output
+ *     of the thread whose window covers it. Two forms:
+ *     - rolling (stride 1, dilation 1, the MobileNet case): a unit is a channel vector and two
+ *       output columns; a piece is a run of output rows [ra, rb) of one unit, walked top to
+ *       bottom: each input row is loaded once (4 window columns, two rows ahead of its use)
+ *       and added into the (up to) three output rows it feeds, whose accumulators rotate
+ *       through three slots; an output row is complete after its last input row (per output,
+ *       9 FMA and 1.5-2 conversions, against 4.5 when each task loads its own three rows).
+ *       Units go to threads in whole-column pieces
+ *       for as many rounds as every thread gets one, the rest in shorter pieces spread over
+ *       all threads (gconv_impl_ft_roll).
+ *     - per task (any other stride or dilation): thread t owns channel vector cv4 = t % cv4s
+ *       and the tasks pl, pl + L, ... (pl = t / cv4s, L = 512 / cv4s lanes per vector); a task
+ *       is a run of TW output columns of one output row whose three input rows come straight
+ *       from global memory; the next task's rows are loaded as soon as this task's row of the
+ *       same ky is consumed. Forms: stride 1 and no column dilation (TW 4, 6 window columns),
+ *       stride 2 and no column dilation (TW 2, 5), anything else (TW 1, 3 window columns at
+ *       the dilated positions).
+ *     + b0, act0, rounded to T, into the A tile (pixels x G channels, rows of AST bytes: an
+ *     odd number of 16-byte chunks).
  *   stage 2: out[p][k1] = A[p][:] . w1[k1][:] on tensor cores (m16n8k16 mma.sync), w1 streamed
  *     through NS shared-memory buffers of 64 channels (cp.async, NS - 1 chunks ahead; the first
- *     ones fly during stage 1); the 8 warps form a WM x (8 / WM) grid over (16-pixel m-tiles,
- *     16-channel n-pairs), each warp MT x NP of them (MT <= 2, NP <= 4): per k-step MT + NP
- *     ldmatrix.x4 feed 2 * MT * NP mma; the fp32 accumulators stay in registers over the
- *     whole K; then + b1, the epilogue, stores.
- * One block per SM (registers: taps, three rows of raw input and the accumulators of stage 1);
- * the plan picks the rows per item from a cost model (stage-1 work, w1 bytes from L2, GEMM
- * shared-memory traffic, waves of one block per SM).
+ *     ones fly during stage 1, every thread issues its share); the first GW = 8 warps form a
+ *     WM x (8 / WM) grid over (16-pixel m-tiles, 16-channel n-pairs), each warp MT x NP of
+ *     them (MT <= 2, NP <= 4): per k-step MT + NP ldmatrix.x4 feed 2 * MT * NP mma (for small
+ *     warp shapes a chunk's four k-steps unrolled, so that the next step's fragments load
+ *     during this step's mma); the fp32 accumulators stay in registers over the whole K; then
+ *     all 16 warps: + b1, the epilogue, stores.
+ * One block per SM (128 registers a thread: the 4-channel stage 1 fits them, and 16 warps hide
+ * the latencies that 8 warps of the 8-channel form left exposed, bench/NOTES.md); the plan
+ * picks the rows per item from a cost model (stage-1 work, w1 bytes from L2, GEMM shared-memory
+ * traffic, waves of one block per SM).
  *
  * Used by gconv/fused_fwd.h; needs a HIP or CUDA compiler.
  */
@@ -40,8 +55,12 @@
 
 #include "fused_rows.h"
 
-#define GCONV_IMPL_FT_THREADS 256
+#define GCONV_IMPL_FT_THREADS 512
 #define GCONV_IMPL_FT_NW (GCONV_IMPL_FT_THREADS / 32) /* warps */
+/* warps that run stage 2's mma (the others only issue w1 copies and meet the barriers): a grid
+ * of 16 warps reads twice the fragments from shared memory per mma of a grid of 8, and the
+ * k-loop is bound by shared-memory bandwidth (bench/NOTES.md) */
+#define GCONV_IMPL_FT_GW 8
 /* The default search tries the tile kernel first for outputs of at most FIRSTPX pixels per
  * image (there it beats the row kernel, whose columns are short: H100, MobileNetV2 384@14 ->
  * 64 19 against 23 us; 192@28 -> 32 43 against 32), else after the row kernel for K1 above
@@ -69,10 +88,13 @@ typedef struct gconv_impl_ft_params {
     int plain;               /* the epilogue is a plain store (alpha 1, no D, no act) */
     int vec;                 /* pair, and 8 channels of a pixel are one aligned 16-byte store */
     int sh, sw, dh, dw;      /* stride, dilation */
-    int form, segs;          /* stage-1 form (1: stride 1, TW 4; 2: stride 2, TW 2; 0: any,
-                              * TW 1), tasks (runs of TW output columns) per output row */
+    int form, segs;          /* stage-1 form (3: rolling, stride and dilation 1, TW 2; per
+                              * task: 1: column stride 1, TW 4; 2: column stride 2, TW 2; 0:
+                              * any, TW 1), units / tasks (runs of TW output columns) per
+                              * output row */
     int w0vec;               /* w0 16-byte aligned: the taps by 16-byte loads */
-    int cvs, L;              /* channel vectors, stage-1 lanes per vector */
+    int cvs, cv4s, L;        /* 8-channel vectors (A tile chunks), 4-channel vectors (stage-1
+                              * threads per pixel), stage-1 lanes per vector (per task) */
     int RT, rblocks, K1t, k1tiles, items; /* item geometry */
     int PTp, AST, mtiles, nps, WM, MT, NP, nkc; /* GEMM: pixels (multiple of 16), A row
                                                  * bytes, m-tiles, n-pairs per K1 tile, warp
@@ -104,8 +126,8 @@ static inline int gconv_impl_ft_smem_plan(gconv_impl_ft_params *F, int RT)
 static inline int gconv_impl_ft_warps(gconv_impl_ft_params *F, int mtiles, int nps)
 {
     int wm, best = -1;
-    for (wm = 1; wm <= GCONV_IMPL_FT_NW; wm *= 2) {
-        const int wn = GCONV_IMPL_FT_NW / wm, mt = (mtiles + wm - 1) / wm, np = (nps + wn - 1) / wn;
+    for (wm = 1; wm <= GCONV_IMPL_FT_GW; wm *= 2) {
+        const int wn = GCONV_IMPL_FT_GW / wm, mt = (mtiles + wm - 1) / wm, np = (nps + wn - 1) / wn;
         const int score = mt * np * 64 + mt + np;
         if (mt > GCONV_IMPL_FT_MTMAX || np > GCONV_IMPL_FT_NPMAX)
             continue;
@@ -152,17 +174,19 @@ static inline int gconv_impl_ft_plan(const gconv_problem *p, int K1,
              (uintptr_t)a->out % 16 == 0;
     F->sh = p->stride[1], F->sw = p->stride[2], F->dh = p->dilation[1], F->dw = p->dilation[2];
     F->form = F->dw != 1 ? 0 : F->sw == 1 ? 1 : F->sw == 2 ? 2 : 0;
-    F->segs = F->form == 1 ? (F->OW + 3) / 4 : F->form == 2 ? (F->OW + 1) / 2 : F->OW;
+    if (F->form == 1 && F->sh == 1 && F->dh == 1)
+        F->form = 3;
+    F->segs = F->form == 1 ? (F->OW + 3) / 4 : F->form >= 2 ? (F->OW + 1) / 2 : F->OW;
     F->w0vec = (uintptr_t)a->w0 % 16 == 0;
-    F->cvs = F->GK / 8;
-    if (F->cvs > GCONV_IMPL_FT_THREADS)
+    F->cvs = F->GK / 8, F->cv4s = F->GK / 4;
+    if (F->cv4s > GCONV_IMPL_FT_THREADS)
         return 0;
-    F->L = GCONV_IMPL_FT_THREADS / F->cvs;
+    F->L = GCONV_IMPL_FT_THREADS / F->cv4s;
     F->AST = (F->cvs + (F->cvs & 1) + 1) * 16;
     F->row = 1.0f / (float)F->OW;
     /* rows per item by a cost model in SM cycles (H100 / H200 orders of magnitude): stage 1
      * ~2 cycles per (pixel, channel vector); w1 from L2 at ~32 bytes per cycle per SM; the
-     * GEMM's ldmatrix.x4 at 4 cycles each (512 bytes at 128 bytes per cycle), 8 warps x
+     * GEMM's ldmatrix.x4 at 4 cycles each (512 bytes at 128 bytes per cycle), GW warps x
      * (MT + NP) per k-step; about 1500 cycles of fixed cost per item; waves of one block per
      * SM. */
     for (RT = GCONV_IMPL_FT_PTMAX / F->OW < F->OH ? GCONV_IMPL_FT_PTMAX / F->OW : F->OH; RT >= 1;
@@ -175,7 +199,7 @@ static inline int gconv_impl_ft_plan(const gconv_problem *p, int K1,
         waves = (items + sms - 1) / sms;
         s1 = (int64_t)RT * F->OW * F->cvs * 2;
         w1 = (int64_t)F->K1t * F->GK / 16;
-        gm = (int64_t)((F->cvs + 1) / 2) * 4 * GCONV_IMPL_FT_NW * (F->MT + F->NP);
+        gm = (int64_t)((F->cvs + 1) / 2) * 4 * GCONV_IMPL_FT_GW * (F->MT + F->NP);
         cost = waves * (s1 + (w1 > gm ? w1 : gm) + 1500);
         if (bcost < 0 || cost < bcost)
             bcost = cost, best = RT;
@@ -201,23 +225,27 @@ static inline int gconv_impl_ft_first(const gconv_problem *p)
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
 
 /* Issue the copy of w1 chunk kc (channels kc * KC .., rows k10 .. k10 + K1t - 1) into the
- * buffer at shared address wb: rows of WST bytes, 16-byte pieces, zeros past K1 or G. */
+ * buffer at shared address wb: rows of WST bytes, 16-byte pieces, zeros past K1 or G. Thread t
+ * copies piece t % 8 of rows t / 8, t / 8 + THREADS / 8, ... (pointers stepped, no divisions). */
 static __device__ __forceinline__ void gconv_impl_ft_issue_w1(const gconv_impl_ft_params *F,
                                                               unsigned wb, int k10, int kc)
 {
+    const int RSTEP = GCONV_IMPL_FT_THREADS / 8;
     const unsigned short *w1 = (const unsigned short *)F->w1;
-    const int rows = (F->K1t + 15) / 16 * 16;
-    for (int idx = (int)threadIdx.x; idx < rows * 8; idx += GCONV_IMPL_FT_THREADS) {
-        const int r = idx >> 3, c = idx & 7, k1 = k10 + r, ch = kc * GCONV_IMPL_FT_KC + c * 8;
-        const int ok = r < F->K1t && k1 < F->K1 && ch < F->GK;
-        gconv_impl_igemm_cp_async16(wb + (unsigned)(r * GCONV_IMPL_FT_WST + c * 16),
-                                    ok ? w1 + (size_t)k1 * F->GK + ch : w1, ok);
+    const int rows = (F->K1t + 15) / 16 * 16, kmax = min(F->K1t, F->K1 - k10);
+    const int c = (int)threadIdx.x & 7, ch = kc * GCONV_IMPL_FT_KC + c * 8, chok = ch < F->GK;
+    int r = (int)threadIdx.x >> 3;
+    const unsigned short *src = w1 + ((size_t)(k10 + r) * F->GK + ch);
+    unsigned dst = wb + (unsigned)(r * GCONV_IMPL_FT_WST + c * 16);
+    for (; r < rows; r += RSTEP, src += (size_t)RSTEP * F->GK, dst += RSTEP * GCONV_IMPL_FT_WST) {
+        const int ok = chok && r < kmax;
+        gconv_impl_igemm_cp_async16(dst, ok ? src : w1, ok);
     }
 }
 
-/* Load one input row of a stage-1 task: SPAN 16-byte vectors at columns iw0 + j * cstep of
- * input row ih (zeros outside the image); base points at the thread's channels of image n.
- * inside: the task's whole window is inside the image (no tests). */
+/* Load one input row of a stage-1 task: SPAN 8-byte vectors (4 channels) at columns iw0 + j *
+ * cstep of input row ih (zeros outside the image) into x[j][0..1]; base points at the thread's
+ * channels of image n. inside: the task's whole window is inside the image (no tests). */
 static __device__ __forceinline__ void gconv_impl_ft_row(uint32_t (*x)[4],
                                                          const unsigned short *base,
                                                          const gconv_impl_ft_params *F, int ih,
@@ -229,8 +257,8 @@ static __device__ __forceinline__ void gconv_impl_ft_row(uint32_t (*x)[4],
         const int step = cstep * F->in_w;
 #pragma unroll
         for (int j = 0; j < SPAN; j++) {
-            const uint4 v = *(const uint4 *)(rp + j * step);
-            x[j][0] = v.x, x[j][1] = v.y, x[j][2] = v.z, x[j][3] = v.w;
+            const uint2 v = *(const uint2 *)(rp + j * step);
+            x[j][0] = v.x, x[j][1] = v.y;
         }
     } else {
         const int rowok = (unsigned)ih < (unsigned)F->H;
@@ -238,10 +266,10 @@ static __device__ __forceinline__ void gconv_impl_ft_row(uint32_t (*x)[4],
 #pragma unroll
         for (int j = 0; j < SPAN; j++) {
             const int iw = iw0 + j * cstep;
-            uint4 v = make_uint4(0u, 0u, 0u, 0u);
+            uint2 v = make_uint2(0u, 0u);
             if (rowok && (unsigned)iw < (unsigned)F->W)
-                v = *(const uint4 *)(rp + iw * F->in_w);
-            x[j][0] = v.x, x[j][1] = v.y, x[j][2] = v.z, x[j][3] = v.w;
+                v = *(const uint2 *)(rp + iw * F->in_w);
+            x[j][0] = v.x, x[j][1] = v.y;
         }
     }
 }
@@ -254,17 +282,63 @@ static __device__ __forceinline__ int gconv_impl_ft_inside(const gconv_impl_ft_p
     return ih0 >= 0 && ih0 + 2 * F->dh < F->H && iw0 >= 0 && iw0 + (SPAN - 1) * cstep < F->W;
 }
 
-/* Stage 1 of one item in form (SW, TW) (literals; SW = TW = 1 is the general form, whose
- * window columns are cstep = dw apart): see the header. */
+/* The 9 taps and b0 of channels cv4 * 4 .. + 3 in fp32. C = K = 1: both weight layouts keep
+ * channel g's 9 taps at g * 9 .. g * 9 + 8, so the thread's 36 taps are 72 contiguous bytes
+ * (8-byte aligned where w0 is 16-byte aligned). */
+static __device__ __forceinline__ void gconv_impl_ft_taps(const gconv_impl_ft_params *F,
+                                                          const gconv_dtype dt, int cv4,
+                                                          float (*tap)[8], float *bv)
+{
+    if (F->w0vec) {
+        uint32_t w[18];
+        const char *src = (const char *)((const unsigned short *)F->w0 + cv4 * 36);
+#pragma unroll
+        for (int i = 0; i < 9; i++)
+            gconv_impl_ld_raw(w + 2 * i, src + 8 * i, 8);
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int t = 0; t < 9; t++)
+                tap[t][j] = gconv_impl_raw_elem(w, j * 9 + t, dt);
+    } else {
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int t = 0; t < 9; t++)
+                tap[t][j] = gconv_impl_dev_load(dt, F->w0, (cv4 * 4 + j) * 9 + t);
+    }
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+        bv[j] = F->b0 ? gconv_impl_dev_load(dt, F->b0, cv4 * 4 + j) : 0.0f;
+}
+
+/* act0 of 4 intermediate values m, rounded to T, stored as 8 bytes into the A tile at byte
+ * offset off (pixel (oh, ow) of image n, channels c .. c + 3). */
+static __device__ __forceinline__ void gconv_impl_ft_put4(const gconv_impl_ft_params *F,
+                                                          const gconv_dtype dt,
+                                                          gconv_impl_epi_fn midfn,
+                                                          const int MIDB, unsigned char *A,
+                                                          int off, float *m, int c, int n,
+                                                          int oh, int ow)
+{
+    uint2 pk;
+    gconv_impl_fb_act(m, &F->mid, dt, midfn, MIDB, c, n, oh, ow, 4);
+    pk.x = gconv_impl_fb_pack(m[0], m[1], dt);
+    pk.y = gconv_impl_fb_pack(m[2], m[3], dt);
+    *(uint2 *)(A + off) = pk;
+}
+
+/* Stage 1 of one item in a per-task form (SW, TW) (literals; SW = TW = 1 is the general form,
+ * whose window columns are cstep = dw apart): see the header. */
 static __device__ __forceinline__ void gconv_impl_ft_stage1(
     const gconv_impl_ft_params *F, const gconv_dtype dt, gconv_impl_epi_fn midfn, const int MIDB,
-    unsigned char *A, float (*tap)[8], const float *bv, int n, int h0, int rows, int cv, int pl,
+    unsigned char *A, float (*tap)[8], const float *bv, int n, int h0, int rows, int cv4, int pl,
     const int SW, const int TW)
 {
     const int SPAN = (TW - 1) * SW + 3;
     const int segs = F->segs, L = F->L, ntasks = rows * segs, OW = F->OW;
     const int cstep = TW == 1 ? F->dw : 1, colstep = TW == 1 ? F->sw : TW * SW;
-    const unsigned short *base = (const unsigned short *)F->in + n * F->in_n + cv * 8;
+    const unsigned short *base = (const unsigned short *)F->in + n * F->in_n + cv4 * 4;
     uint32_t x[3][GCONV_IMPL_FT_SPANMAX][4];
     int task = pl, r = pl / segs, s = pl - (pl / segs) * segs;
     if (task < ntasks) {
@@ -285,11 +359,11 @@ static __device__ __forceinline__ void gconv_impl_ft_stage1(
 #pragma unroll
         for (int t = 0; t < TW; t++)
 #pragma unroll
-            for (int j = 0; j < 8; j++)
+            for (int j = 0; j < 4; j++)
                 acc[t][j] = bv[j];
 #pragma unroll
         for (int ky = 0; ky < 3; ky++) {
-            gconv_impl_dw_fma_row(acc, x[ky], tap + 3 * ky, dt, 8, 3, SW, TW);
+            gconv_impl_dw_fma_row(acc, x[ky], tap + 3 * ky, dt, 4, 3, SW, TW);
             /* this row is consumed: the next task's row ky flies from here */
             if (tn < ntasks)
                 gconv_impl_ft_row(x[ky], base, F, (h0 + rn) * F->sh - F->ph + ky * F->dh,
@@ -298,29 +372,227 @@ static __device__ __forceinline__ void gconv_impl_ft_stage1(
 #pragma unroll
         for (int t = 0; t < TW; t++) {
             const int c = s * TW + t;
-            if (TW == 1 || c < OW) {
-                const uint4 pk =
-                    gconv_impl_fb_mid8(acc[t], &F->mid, dt, midfn, MIDB, cv * 8, n, h0 + r, c, 8);
-                *(uint4 *)(A + (r * OW + c) * F->AST + cv * 16) = pk;
-            }
+            if (TW == 1 || c < OW)
+                gconv_impl_ft_put4(F, dt, midfn, MIDB, A, (r * OW + c) * F->AST + cv4 * 8,
+                                   acc[t], cv4 * 4, n, h0 + r, c);
         }
         task = tn, r = rn, s = sn;
     }
 }
 
+/* Rolling form, one input row into x: 4 window columns of 8 bytes (4 channels) at input row
+ * ih, column j at element offset coff[j] from the row (a valid column), read where the row is
+ * inside the image and bit j of colok is set, zeros elsewhere. */
+static __device__ __forceinline__ void gconv_impl_ft_rrow(uint32_t (*x)[2],
+                                                         const unsigned short *base,
+                                                         const gconv_impl_ft_params *F, int ih,
+                                                         const int *coff, unsigned colok)
+{
+    const int rowok = (unsigned)ih < (unsigned)F->H;
+    const unsigned short *rp = base + ih * F->in_h; /* read only where rowok */
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        uint2 v = make_uint2(0u, 0u);
+        if (rowok && ((colok >> j) & 1u))
+            v = *(const uint2 *)(rp + coff[j]);
+        x[j][0] = v.x, x[j][1] = v.y;
+    }
+}
+
+/* Rolling form, output row r of the item (columns c0, c0 + 1, channels cv4 * 4 ..): act0 of
+ * m, rounded, into the A tile (column c0 + 1 only inside the image). With the built-in act0
+ * the kind is tested once for both columns. */
+static __device__ __forceinline__ void gconv_impl_ft_rput(const gconv_impl_ft_params *F,
+                                                         const gconv_dtype dt,
+                                                         gconv_impl_epi_fn midfn,
+                                                         const int MIDB, unsigned char *A,
+                                                         float (*m)[4], int r, int c0, int cv4,
+                                                         int n, int h0)
+{
+    const int two = c0 + 1 < F->OW, off = (r * F->OW + c0) * F->AST + cv4 * 8;
+    if (MIDB) {
+        gconv_impl_fb_act(&m[0][0], &F->mid, dt, midfn, 1, cv4 * 4, n, h0 + r, c0, 8);
+    } else {
+        gconv_impl_fb_act(m[0], &F->mid, dt, midfn, 0, cv4 * 4, n, h0 + r, c0, 4);
+        if (two)
+            gconv_impl_fb_act(m[1], &F->mid, dt, midfn, 0, cv4 * 4, n, h0 + r, c0 + 1, 4);
+    }
+    *(uint2 *)(A + off) =
+        make_uint2(gconv_impl_fb_pack(m[0][0], m[0][1], dt), gconv_impl_fb_pack(m[0][2], m[0][3], dt));
+    if (two)
+        *(uint2 *)(A + off + F->AST) = make_uint2(gconv_impl_fb_pack(m[1][0], m[1][1], dt),
+                                                  gconv_impl_fb_pack(m[1][2], m[1][3], dt));
+}
+
+/* Rolling form: one filter row's taps (tap[0..2], 4 channels) over the converted window xf
+ * into the accumulators a of one output row (columns 0, 1: window columns t .. t + 2). */
+static __device__ __forceinline__ void gconv_impl_ft_rfma(float (*a)[4], float (*xf)[4],
+                                                          float (*tap)[8])
+{
+#pragma unroll
+    for (int t = 0; t < 2; t++)
+#pragma unroll
+        for (int kx = 0; kx < 3; kx++)
+#pragma unroll
+            for (int v = 0; v < 4; v++)
+                a[t][v] = fmaf(xf[t + kx][v], tap[kx][v], a[t][v]);
+}
+
+/* Rolling form, piece-local input row j (in buffer xb[P], P = j % 3 a literal: the caller
+ * unrolls the walk by 3): converted once, then the loads of row j + 2 (if any) are issued into
+ * the buffer of row j - 1 (consumed), so that two rows of loads are in flight. Row j starts
+ * output row j in slot S0 = P (b0 + its taps of filter row 0), adds filter row 1 into row j - 1
+ * (slot S1 = (P + 2) % 3) and filter row 2 into row j - 2 (slot S2 = (P + 1) % 3), which is
+ * then complete and goes to the A tile (item row ra + j - 2). Rows outside [0, nr) do not
+ * exist. Padding rows and columns arrive as zeros (as in the per-task form). */
+static __device__ __forceinline__ void gconv_impl_ft_rstep(
+    const gconv_impl_ft_params *F, const gconv_dtype dt, gconv_impl_epi_fn midfn, const int MIDB,
+    unsigned char *A, float (*tap)[8], const float *bv, float (*acc)[2][4],
+    uint32_t (*xb)[4][2], int j, int nr, int ra, int n, int h0, int c0, int cv4,
+    const unsigned short *base, int ih0, const int *coff, unsigned colok, const int P)
+{
+    const int S0 = P, S1 = (P + 2) % 3, S2 = (P + 1) % 3;
+    float xf[4][4];
+#pragma unroll
+    for (int q = 0; q < 4; q++)
+#pragma unroll
+        for (int v = 0; v < 4; v++)
+            xf[q][v] = gconv_impl_raw_elem(xb[P][q], v, dt);
+    if (j + 2 < nr + 2)
+        gconv_impl_ft_rrow(xb[(P + 2) % 3], base, F, ih0 + j + 2, coff, colok);
+    /* output column t of a row takes window columns t .. t + 2 (kx = q - t) */
+    if (j < nr) {
+#pragma unroll
+        for (int t = 0; t < 2; t++)
+#pragma unroll
+            for (int v = 0; v < 4; v++) {
+                float a = bv[v];
+#pragma unroll
+                for (int kx = 0; kx < 3; kx++)
+                    a = fmaf(xf[t + kx][v], tap[kx][v], a);
+                acc[S0][t][v] = a;
+            }
+    }
+    if (j >= 1 && j <= nr)
+        gconv_impl_ft_rfma(acc[S1], xf, tap + 3);
+    if (j >= 2) {
+        gconv_impl_ft_rfma(acc[S2], xf, tap + 6);
+        gconv_impl_ft_rput(F, dt, midfn, MIDB, A, acc[S2], ra + j - 2, c0, cv4, n, h0);
+    }
+}
+
+/* Stage 1 of one item in the rolling form (stride 1, dilation 1): see the header. Units u =
+ * s * cv4s + cv4 (channel vector cv4, output columns 2s, 2s + 1): in rounds q < full, thread t
+ * walks unit q * THREADS + t over all the item's rows; the R units left are cut into pieces of
+ * `size` rows, piece t going to thread t (R * chunks <= THREADS). */
+static __device__ __forceinline__ void gconv_impl_ft_roll(const gconv_impl_ft_params *F,
+                                                          const gconv_dtype dt,
+                                                          gconv_impl_epi_fn midfn,
+                                                          const int MIDB, unsigned char *A,
+                                                          int n, int h0, int rows)
+{
+    const int tid = (int)threadIdx.x, T = GCONV_IMPL_FT_THREADS;
+    const int U = F->cv4s * F->segs, full = U / T, R = U - full * T;
+    int size = rows, chunks = 1;
+    if (R > 0) {
+        chunks = min(rows, T / R);
+        size = (rows + chunks - 1) / chunks;
+        chunks = (rows + size - 1) / size;
+    }
+#pragma unroll 1
+    for (int q = 0; q <= full; q++) {
+        int u, ra, rb;
+        if (q < full) {
+            u = q * T + tid, ra = 0, rb = rows;
+        } else {
+            const int ch = tid / max(R, 1);
+            if (R == 0 || ch >= chunks)
+                break;
+            u = full * T + tid - ch * R, ra = ch * size, rb = min(rows, ra + size);
+        }
+        {
+            const int s = u / F->cv4s, cv4 = u - s * F->cv4s, c0 = 2 * s, iw0 = c0 - F->pw;
+            const int nr = rb - ra, ih0 = h0 + ra - F->ph;
+            const unsigned short *base =
+                (const unsigned short *)F->in + n * F->in_n + cv4 * 4;
+            float tap[9][8], bv[8], acc[3][2][4];
+            uint32_t xb[3][4][2];
+            int coff[4];
+            unsigned colok = 0;
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const int iw = iw0 + j, in = (unsigned)iw < (unsigned)F->W;
+                coff[j] = in ? iw * F->in_w : 0;
+                colok |= (unsigned)in << j;
+            }
+            gconv_impl_ft_rrow(xb[0], base, F, ih0, coff, colok);
+            gconv_impl_ft_rrow(xb[1], base, F, ih0 + 1, coff, colok); /* nr + 2 >= 3 rows */
+            gconv_impl_ft_taps(F, dt, cv4, tap, bv);
+            /* input rows j = 0 .. nr + 1, unrolled by 3 (buffers and slots rotate) */
+#pragma unroll 1
+            for (int j = 0; j < nr + 2; j += 3) {
+                gconv_impl_ft_rstep(F, dt, midfn, MIDB, A, tap, bv, acc, xb, j, nr, ra, n, h0, c0,
+                                    cv4, base, ih0, coff, colok, 0);
+                if (j + 1 >= nr + 2)
+                    break;
+                gconv_impl_ft_rstep(F, dt, midfn, MIDB, A, tap, bv, acc, xb, j + 1, nr, ra, n, h0,
+                                    c0, cv4, base, ih0, coff, colok, 1);
+                if (j + 2 >= nr + 2)
+                    break;
+                gconv_impl_ft_rstep(F, dt, midfn, MIDB, A, tap, bv, acc, xb, j + 2, nr, ra, n, h0,
+                                    c0, cv4, base, ih0, coff, colok, 2);
+            }
+        }
+    }
+}
+
+/* One k-step of stage 2: fragments af / bf (loaded for this step) into 2 * MT * NP mma. */
+static __device__ __forceinline__ void gconv_impl_ft_mma(float (*acc)[GCONV_IMPL_FT_NPMAX][2][4],
+                                                         unsigned (*af)[4], unsigned (*bf)[4],
+                                                         const gconv_dtype dt, const int MT,
+                                                         const int NP)
+{
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int j = 0; j < NP; j++) {
+            gconv_impl_halo_mma(acc[i][j][0], af[i], bf[j], dt);
+            gconv_impl_halo_mma(acc[i][j][1], af[i], bf[j] + 2, dt);
+        }
+}
+
+/* The fragments of global k-step kg (chunk-local step ks in buffer wb) for warp shape MT x NP. */
+static __device__ __forceinline__ void gconv_impl_ft_frags(unsigned (*af)[4], unsigned (*bf)[4],
+                                                           const unsigned *aa, const unsigned *ba,
+                                                           unsigned wb, int kg, int ks,
+                                                           const int MT, const int NP)
+{
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+        gconv_impl_igemm_ldsm_x4(aa[i] + (unsigned)(kg * 32), af[i]);
+#pragma unroll
+    for (int j = 0; j < NP; j++)
+        gconv_impl_igemm_ldsm_x4(wb + ba[j] + (unsigned)(ks * 32), bf[j]);
+}
+
 /* Stage 2's k-loop for warp shape (MT, NP) (literals): w1 chunk kc waits, a barrier, the copy
- * of chunk kc + NS - 1 is issued, then the chunk's k-steps, MT + NP ldmatrix.x4 and 2 * MT * NP
- * mma each, into acc (aa / ba: the warp's ldmatrix addresses, see the caller). */
+ * of chunk kc + NS - 1 is issued, then (warps of the GEMM grid, mma) the chunk's k-steps, MT +
+ * NP ldmatrix.x4 and 2 * MT * NP mma each, into acc (aa / ba: the warp's ldmatrix addresses, see the caller). For warp
+ * shapes of up to 4 tiles a whole chunk's four k-steps are unrolled with two fragment sets,
+ * step ks + 1's loads issued before step ks's mma (one set and one step at a time, each mma
+ * waited on its loads: bench/NOTES.md); larger shapes have the registers of one set only, and
+ * enough mma per step to cover the loads. */
 static __device__ __forceinline__ void gconv_impl_ft_gemm(
     const gconv_impl_ft_params *F, const gconv_dtype dt,
     float (*acc)[GCONV_IMPL_FT_NPMAX][2][4], const unsigned *aa, const unsigned *ba, unsigned smb,
-    int k10, const int MT, const int NP)
+    int k10, int mma, const int MT, const int NP)
 {
-    const int nks = (F->cvs + 1) / 2;
+    const int nks = (F->cvs + 1) / 2, KS = GCONV_IMPL_FT_KC / 16;
     const int wbytes = (F->K1t + 15) / 16 * 16 * GCONV_IMPL_FT_WST;
 #pragma unroll 1
     for (int kc = 0; kc < F->nkc; kc++) {
         const unsigned wb = smb + (unsigned)F->woff + (unsigned)(kc % GCONV_IMPL_FT_NS * wbytes);
+        const int kse = min(KS, nks - kc * KS), kg0 = kc * KS;
         /* chunk kc has landed (all groups but the newest NS - 2) ... */
         gconv_impl_igemm_cp_wait(GCONV_IMPL_FT_NS - 2);
         /* ... for every thread; the A tile is complete (the first time); every warp is done
@@ -333,25 +605,24 @@ static __device__ __forceinline__ void gconv_impl_ft_gemm(
                                                   wbytes),
                                    k10, kc + GCONV_IMPL_FT_NS - 1);
         gconv_impl_igemm_cp_commit();
-        {
-            const int kse = min(GCONV_IMPL_FT_KC / 16, nks - kc * (GCONV_IMPL_FT_KC / 16));
+        if (!mma) {
+            /* a warp past the GEMM grid: copies and barriers only */
+        } else if (kse == KS && MT * NP <= 4) {
+            unsigned af[2][GCONV_IMPL_FT_MTMAX][4], bf[2][GCONV_IMPL_FT_NPMAX][4];
+            gconv_impl_ft_frags(af[0], bf[0], aa, ba, wb, kg0, 0, MT, NP);
+#pragma unroll
+            for (int ks = 0; ks < KS; ks++) {
+                if (ks + 1 < KS)
+                    gconv_impl_ft_frags(af[(ks + 1) & 1], bf[(ks + 1) & 1], aa, ba, wb,
+                                        kg0 + ks + 1, ks + 1, MT, NP);
+                gconv_impl_ft_mma(acc, af[ks & 1], bf[ks & 1], dt, MT, NP);
+            }
+        } else {
 #pragma unroll 1
             for (int ks = 0; ks < kse; ks++) {
-                const int kg = kc * (GCONV_IMPL_FT_KC / 16) + ks; /* global k-step */
                 unsigned af[GCONV_IMPL_FT_MTMAX][4], bf[GCONV_IMPL_FT_NPMAX][4];
-#pragma unroll
-                for (int i = 0; i < MT; i++)
-                    gconv_impl_igemm_ldsm_x4(aa[i] + (unsigned)(kg * 32), af[i]);
-#pragma unroll
-                for (int j = 0; j < NP; j++)
-                    gconv_impl_igemm_ldsm_x4(wb + ba[j] + (unsigned)(ks * 32), bf[j]);
-#pragma unroll
-                for (int i = 0; i < MT; i++)
-#pragma unroll
-                    for (int j = 0; j < NP; j++) {
-                        gconv_impl_halo_mma(acc[i][j][0], af[i], bf[j], dt);
-                        gconv_impl_halo_mma(acc[i][j][1], af[i], bf[j] + 2, dt);
-                    }
+                gconv_impl_ft_frags(af, bf, aa, ba, wb, kg0 + ks, ks, MT, NP);
+                gconv_impl_ft_mma(acc, af, bf, dt, MT, NP);
             }
         }
     }
@@ -367,7 +638,7 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
     extern __shared__ __align__(128) unsigned char gconv_impl_ft_sm[];
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int cvs = F->cvs, AST = F->AST, OW = F->OW;
-    const int cv = tid % cvs, pl = tid / cvs;
+    const int cv4 = tid % F->cv4s, pl = tid / F->cv4s;
     /* the item: image n, row block rb, K1 tile kt */
     const int kt = (int)blockIdx.x % F->k1tiles;
     const int nr = (int)blockIdx.x / F->k1tiles;
@@ -395,47 +666,31 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
         for (int idx = tid; idx < F->PTp; idx += GCONV_IMPL_FT_THREADS)
             *(uint4 *)(gconv_impl_ft_sm + idx * AST + cvs * 16) = make_uint4(0u, 0u, 0u, 0u);
     /* stage 1 */
-    if (pl < F->L) {
+    if (F->form == 3) {
+        gconv_impl_ft_roll(F, dt, midfn, MIDB, gconv_impl_ft_sm, n, h0, rows);
+    } else if (pl < F->L) {
         float tap[9][8], bv[8];
-        /* C = K = 1: both weight layouts keep channel g's 9 taps at g * 9 .. g * 9 + 8, so the
-         * thread's 72 taps are 144 contiguous bytes */
-        if (F->w0vec) {
-            uint32_t w[36];
-            gconv_impl_ld_raw(w, (const char *)((const unsigned short *)F->w0 + cv * 72), 144);
-#pragma unroll
-            for (int j = 0; j < 8; j++)
-#pragma unroll
-                for (int t = 0; t < 9; t++)
-                    tap[t][j] =
-                        gconv_impl_raw_elem(w + ((j * 9 + t) >> 3) * 4, (j * 9 + t) & 7, dt);
-        } else {
-#pragma unroll
-            for (int j = 0; j < 8; j++)
-#pragma unroll
-                for (int t = 0; t < 9; t++)
-                    tap[t][j] = gconv_impl_dev_load(dt, F->w0, (cv * 8 + j) * 9 + t);
-        }
-#pragma unroll
-        for (int j = 0; j < 8; j++)
-            bv[j] = F->b0 ? gconv_impl_dev_load(dt, F->b0, cv * 8 + j) : 0.0f;
+        gconv_impl_ft_taps(F, dt, cv4, tap, bv);
         if (F->form == 1)
-            gconv_impl_ft_stage1(F, dt, midfn, MIDB, gconv_impl_ft_sm, tap, bv, n, h0, rows, cv, pl,
-                                 1, 4);
+            gconv_impl_ft_stage1(F, dt, midfn, MIDB, gconv_impl_ft_sm, tap, bv, n, h0, rows, cv4,
+                                 pl, 1, 4);
         else if (F->form == 2)
-            gconv_impl_ft_stage1(F, dt, midfn, MIDB, gconv_impl_ft_sm, tap, bv, n, h0, rows, cv, pl,
-                                 2, 2);
+            gconv_impl_ft_stage1(F, dt, midfn, MIDB, gconv_impl_ft_sm, tap, bv, n, h0, rows, cv4,
+                                 pl, 2, 2);
         else
-            gconv_impl_ft_stage1(F, dt, midfn, MIDB, gconv_impl_ft_sm, tap, bv, n, h0, rows, cv, pl,
-                                 1, 1);
+            gconv_impl_ft_stage1(F, dt, midfn, MIDB, gconv_impl_ft_sm, tap, bv, n, h0, rows, cv4,
+                                 pl, 1, 1);
     }
     /* stage 2: K in chunks of KC channels, NS - 1 chunks in flight while one computes. Warp
      * (wm, wn) owns m-tiles wm * MT .. + MT - 1 and n-pairs wn * NP .. + NP - 1, of which mtn x
      * npn exist (warp-uniform); the others are clamped to the last tile (computed, never
      * stored) so that the k-loop runs without guards */
     {
-        const int WN = GCONV_IMPL_FT_NW / F->WM, wm = warp / WN, wn = warp - wm * WN;
+        const int WN = GCONV_IMPL_FT_GW / F->WM, wm = warp / WN, wn = warp - wm * WN;
         const int mt0 = wm * F->MT, np0 = wn * F->NP;
-        const int mtn = min(F->MT, F->mtiles - mt0), npn = min(F->NP, F->nps - np0);
+        /* warps from GW on: mtn <= 0, no mma and no C tile */
+        const int mma = warp < GCONV_IMPL_FT_GW;
+        const int mtn = mma ? min(F->MT, F->mtiles - mt0) : 0, npn = min(F->NP, F->nps - np0);
         const int CST = F->K1t + (F->K1t % 32 == 0 ? 8 : 24); /* C row stride (floats) */
         float acc[GCONV_IMPL_FT_MTMAX][GCONV_IMPL_FT_NPMAX][2][4];
         unsigned aa[GCONV_IMPL_FT_MTMAX], ba[GCONV_IMPL_FT_NPMAX];
@@ -463,14 +718,14 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
                         acc[i][j][h][e] = 0.0f;
         /* one copy of the k-loop per warp shape (literals: no guards, no reconvergence) */
         switch (F->MT * 8 + F->NP) {
-        case 9: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, 1, 1); break;
-        case 10: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, 1, 2); break;
-        case 11: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, 1, 3); break;
-        case 12: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, 1, 4); break;
-        case 17: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, 2, 1); break;
-        case 18: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, 2, 2); break;
-        case 19: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, 2, 3); break;
-        default: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, 2, 4); break;
+        case 9: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, mma, 1, 1); break;
+        case 10: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, mma, 1, 2); break;
+        case 11: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, mma, 1, 3); break;
+        case 12: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, mma, 1, 4); break;
+        case 17: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, mma, 2, 1); break;
+        case 18: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, mma, 2, 2); break;
+        case 19: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, mma, 2, 3); break;
+        default: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, mma, 2, 4); break;
         }
         /* the accumulators through shared memory (C tile: npx rows of CST floats over the A
          * tile and w1 buffers, which every warp has finished reading after this barrier), so
