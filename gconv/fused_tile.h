@@ -381,20 +381,21 @@ static __device__ __forceinline__ void gconv_impl_ft_stage1(
 }
 
 /* Rolling form, one input row into x: 4 window columns of 8 bytes (4 channels) at input row
- * ih, column j at element offset coff[j] from the row (a valid column), read where the row is
- * inside the image and bit j of colok is set, zeros elsewhere. */
+ * ih; wb points at window column 0 of input row 0 (possibly outside the image), column j is
+ * j * in_w further, read where the row is inside the image and bit j of colok is set, zeros
+ * elsewhere. The addresses are a row base and a stride (nothing to keep per column). */
 static __device__ __forceinline__ void gconv_impl_ft_rrow(uint32_t (*x)[2],
-                                                         const unsigned short *base,
+                                                         const unsigned short *wb,
                                                          const gconv_impl_ft_params *F, int ih,
-                                                         const int *coff, unsigned colok)
+                                                         unsigned colok)
 {
     const int rowok = (unsigned)ih < (unsigned)F->H;
-    const unsigned short *rp = base + ih * F->in_h; /* read only where rowok */
+    const unsigned short *rp = wb + ih * F->in_h; /* read only where rowok */
 #pragma unroll
     for (int j = 0; j < 4; j++) {
         uint2 v = make_uint2(0u, 0u);
         if (rowok && ((colok >> j) & 1u))
-            v = *(const uint2 *)(rp + coff[j]);
+            v = *(const uint2 *)(rp + j * F->in_w);
         x[j][0] = v.x, x[j][1] = v.y;
     }
 }
@@ -449,7 +450,7 @@ static __device__ __forceinline__ void gconv_impl_ft_rstep(
     const gconv_impl_ft_params *F, const gconv_dtype dt, gconv_impl_epi_fn midfn, const int MIDB,
     unsigned char *A, float (*tap)[8], const float *bv, float (*acc)[2][4],
     uint32_t (*xb)[4][2], int j, int nr, int ra, int n, int h0, int c0, int cv4,
-    const unsigned short *base, int ih0, const int *coff, unsigned colok, const int P)
+    const unsigned short *wb, int ih0, unsigned colok, const int P)
 {
     const int S0 = P, S1 = (P + 2) % 3, S2 = (P + 1) % 3;
     float xf[4][4];
@@ -459,7 +460,7 @@ static __device__ __forceinline__ void gconv_impl_ft_rstep(
         for (int v = 0; v < 4; v++)
             xf[q][v] = gconv_impl_raw_elem(xb[P][q], v, dt);
     if (j + 2 < nr + 2)
-        gconv_impl_ft_rrow(xb[(P + 2) % 3], base, F, ih0 + j + 2, coff, colok);
+        gconv_impl_ft_rrow(xb[(P + 2) % 3], wb, F, ih0 + j + 2, colok);
     /* output column t of a row takes window columns t .. t + 2 (kx = q - t) */
     if (j < nr) {
 #pragma unroll
@@ -517,30 +518,28 @@ static __device__ __forceinline__ void gconv_impl_ft_roll(const gconv_impl_ft_pa
                 (const unsigned short *)F->in + n * F->in_n + cv4 * 4;
             float tap[9][8], bv[8], acc[3][2][4];
             uint32_t xb[3][4][2];
-            int coff[4];
+            /* window column 0 of input row 0 (read only inside the image) */
+            const unsigned short *wb = base + iw0 * F->in_w;
             unsigned colok = 0;
 #pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const int iw = iw0 + j, in = (unsigned)iw < (unsigned)F->W;
-                coff[j] = in ? iw * F->in_w : 0;
-                colok |= (unsigned)in << j;
-            }
-            gconv_impl_ft_rrow(xb[0], base, F, ih0, coff, colok);
-            gconv_impl_ft_rrow(xb[1], base, F, ih0 + 1, coff, colok); /* nr + 2 >= 3 rows */
+            for (int j = 0; j < 4; j++)
+                colok |= (unsigned)((unsigned)(iw0 + j) < (unsigned)F->W) << j;
+            gconv_impl_ft_rrow(xb[0], wb, F, ih0, colok);
+            gconv_impl_ft_rrow(xb[1], wb, F, ih0 + 1, colok); /* nr + 2 >= 3 rows */
             gconv_impl_ft_taps(F, dt, cv4, tap, bv);
             /* input rows j = 0 .. nr + 1, unrolled by 3 (buffers and slots rotate) */
 #pragma unroll 1
             for (int j = 0; j < nr + 2; j += 3) {
                 gconv_impl_ft_rstep(F, dt, midfn, MIDB, A, tap, bv, acc, xb, j, nr, ra, n, h0, c0,
-                                    cv4, base, ih0, coff, colok, 0);
+                                    cv4, wb, ih0, colok, 0);
                 if (j + 1 >= nr + 2)
                     break;
                 gconv_impl_ft_rstep(F, dt, midfn, MIDB, A, tap, bv, acc, xb, j + 1, nr, ra, n, h0,
-                                    c0, cv4, base, ih0, coff, colok, 1);
+                                    c0, cv4, wb, ih0, colok, 1);
                 if (j + 2 >= nr + 2)
                     break;
                 gconv_impl_ft_rstep(F, dt, midfn, MIDB, A, tap, bv, acc, xb, j + 2, nr, ra, n, h0,
-                                    c0, cv4, base, ih0, coff, colok, 2);
+                                    c0, cv4, wb, ih0, colok, 2);
             }
         }
     }
