@@ -282,9 +282,11 @@ static __device__ __forceinline__ int gconv_impl_ft_inside(const gconv_impl_ft_p
     return ih0 >= 0 && ih0 + 2 * F->dh < F->H && iw0 >= 0 && iw0 + (SPAN - 1) * cstep < F->W;
 }
 
-/* The 9 taps and b0 of channels cv4 * 4 .. + 3 in fp32. C = K = 1: both weight layouts keep
- * channel g's 9 taps at g * 9 .. g * 9 + 8, so the thread's 36 taps are 72 contiguous bytes
- * (8-byte aligned where w0 is 16-byte aligned). */
+/* The 9 taps and b0 of channels cv4 * 4 .. + 3 in fp32 (tap[t][0 .. 3], bv[0 .. 3]: rows of
+ * 8 as gconv_impl_dw_fma_row takes them; the unused half is never touched and costs no
+ * registers). C = K = 1: both weight layouts keep channel g's 9 taps at g * 9 .. g * 9 + 8,
+ * so the thread's 36 taps are 72 contiguous bytes (8-byte aligned where w0 is 16-byte
+ * aligned). */
 static __device__ __forceinline__ void gconv_impl_ft_taps(const gconv_impl_ft_params *F,
                                                           const gconv_dtype dt, int cv4,
                                                           float (*tap)[8], float *bv)
@@ -750,7 +752,7 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
             __syncthreads();
             if (EPIB && F->plain && F->vec) {
                 /* a plain store of 16-byte vectors (8 channels; K1 and the tile start are
-                 * multiples of 8): thread t takes vectors t, t + 256, ... of the item's npx x
+                 * multiples of 8): thread t takes vectors t, t + THREADS, ... of the item's npx x
                  * cpp. Cheaper than the per-pair form below, whose run-time tests sit around
                  * the inlined epilogue of every pair (bench/NOTES.md) */
                 const int cpp = min(F->K1t, F->K1 - k10) / 8, nv = npx * cpp;
