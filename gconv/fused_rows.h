@@ -215,7 +215,7 @@ static __device__ __forceinline__ void gconv_impl_fr_gemm(const gconv_impl_fr_pa
     const unsigned abase = smb + (unsigned)F->aoff + b * (unsigned)(F->OWp * AST);
     const unsigned bbase = smb + (unsigned)F->w1off;
     const int oh = h0 + s, nks = cvs / 2 + (cvs & 1), nps = F->K1p / 16;
-    gconv_impl_mbar_wait(fbar + b * 8u, ((unsigned)s / GCONV_IMPL_FR_NA) & 1u);
+    gconv_impl_mbar_try_wait(fbar + b * 8u, ((unsigned)s / GCONV_IMPL_FR_NA) & 1u);
 #pragma unroll 1
     for (int u = wr; u < F->units; u += nw) {
         /* exact: u < 2^16, so u + 0.5 stays 0.5 / nps away from a multiple of nps */
