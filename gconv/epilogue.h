@@ -112,6 +112,22 @@ static inline GCONV_HD float gconv_impl_act_sel(int kind, float lo, float hi, fl
     return kind == GCONV_ACT_CLAMP ? c : kind == GCONV_ACT_RELU ? r : v;
 }
 
+/* Activation a over the n values v (n a constant after inlining): the kind tested once for
+ * all of them, the loops branch-free (for the kernels' vector stores and act0 of the fused
+ * kernels; a test per value inside an unrolled loop became a branch region per value). */
+static inline GCONV_HD void gconv_impl_act_n(gconv_act a, float *v, int n)
+{
+    int i;
+    if (a.kind == GCONV_ACT_RELU) {
+        for (i = 0; i < n; i++)
+            v[i] = gconv_impl_relu(v[i]);
+    } else if (a.kind == GCONV_ACT_CLAMP) {
+        const float lo = a.lo, hi = a.hi;
+        for (i = 0; i < n; i++)
+            v[i] = gconv_impl_clamp(v[i], lo, hi);
+    }
+}
+
 static inline GCONV_HD float gconv_act_apply(gconv_act a, float v)
 {
     if (a.kind == GCONV_ACT_RELU)

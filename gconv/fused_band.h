@@ -517,20 +517,10 @@ static __device__ __forceinline__ void gconv_impl_fb_act(float *m, const gconv_e
                                                          int c, int n, int oh, int ow,
                                                          const int NV)
 {
-    const gconv_act a0 = mid->act;
     if (MIDB) {
-        if (a0.kind == GCONV_ACT_RELU) {
-#pragma unroll
-            for (int j = 0; j < NV; j++)
-                m[j] = gconv_impl_relu(m[j]);
-        } else if (a0.kind == GCONV_ACT_CLAMP) {
-            /* without conditionals (gconv/epilogue.h): the conditional form was a branch per
-             * value here (H100, 32@112 -> 16 with ReLU6 59 -> 91 us) */
-            const float lo = a0.lo, hi = a0.hi;
-#pragma unroll
-            for (int j = 0; j < NV; j++)
-                m[j] = gconv_impl_clamp(m[j], lo, hi);
-        }
+        /* without conditionals (gconv/epilogue.h): the conditional form was a branch per
+         * value here (H100, 32@112 -> 16 with ReLU6 59 -> 91 us) */
+        gconv_impl_act_n(mid->act, m, NV);
     } else {
 #pragma unroll
         for (int j = 0; j < NV; j++)

@@ -409,16 +409,7 @@ static __device__ __forceinline__ void gconv_impl_ws_store_d(const gconv_impl_ws
                 for (i = 0; i < 8; i++)
                     y[i] += e->beta[j] * gconv_impl_igemm_u4_elem(dj, i, dt);
             }
-            if (e->act.kind == GCONV_ACT_RELU) {
-#pragma unroll
-                for (i = 0; i < 8; i++)
-                    y[i] = gconv_impl_relu(y[i]);
-            } else if (e->act.kind == GCONV_ACT_CLAMP) {
-                const float lo = e->act.lo, hi = e->act.hi;
-#pragma unroll
-                for (i = 0; i < 8; i++)
-                    y[i] = gconv_impl_clamp(y[i], lo, hi);
-            }
+            gconv_impl_act_n(e->act, y, 8);
             gconv_impl_ws_st16((unsigned short *)P->out + ob + k0,
                                gconv_impl_igemm_pack16(y, dt));
         }
