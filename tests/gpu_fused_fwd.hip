@@ -66,6 +66,7 @@ GCONV_FUSED_FWD(ff_f16_gnhwc, GCONV_F16, GCONV_GNHWC, GCONV_GKYXC)
 GCONV_FUSED_FWD(ff_f32_ngchw, GCONV_F32, GCONV_NGCHW, GCONV_GKCYX)
 GCONV_FUSED_FWD_USER_OP(ff_f16_user, GCONV_F16, GCONV_NHWGC, GCONV_GKYXC, gt_fused_user_op)
 GCONV_FUSED_FWD_USER_ACT(ff_f32_act, GCONV_F32, GCONV_NHWGC, GCONV_GKYXC, gt_fused_user_act)
+GCONV_FUSED_FWD_USER_ACT(ff_f16_act, GCONV_F16, GCONV_NHWGC, GCONV_GKYXC, gt_fused_user_act)
 GCONV_FUSED_FWD_TILED(ff_f16_t64, GCONV_F16, GCONV_NHWGC, GCONV_GKYXC, GCONV_TILE_64x64x32)
 GCONV_FUSED_FWD_TILED(ff_bf16_t16, GCONV_BF16, GCONV_NHWGC, GCONV_GKYXC, GCONV_FUSED_TILE_128x16)
 
@@ -482,6 +483,52 @@ Test(fused_fwd, user_act_f32, .timeout = 120)
             bad++;
     }
     cr_expect(bad == 0, "%d problems failed", bad);
+}
+
+/* A user act0 in fp16: the row, tile and band kernels' per-element act0 (the built-in one is
+ * their inlined form), each pinned, on random problems and on shapes each of them takes (row
+ * kernel stride 1 and 2, with columns past the output width in the last segment; tile kernel;
+ * band kernel with a 5x5 filter). {G, H = W, filter, stride, K1, N} */
+static gconv_status ff_f16_act_tile(const gconv_problem *p, int K1, const gconv_fused_fwd_args *a,
+                                    hipStream_t s)
+{
+    return ff_f16_act_from(p, K1, a, s, GCONV_IMPL_FUSED_FROM_TILE);
+}
+
+static gconv_status ff_f16_act_band(const gconv_problem *p, int K1, const gconv_fused_fwd_args *a,
+                                    hipStream_t s)
+{
+    return ff_f16_act_from(p, K1, a, s, GCONV_IMPL_FUSED_FROM_BAND);
+}
+
+Test(fused_fwd, user_act_f16, .timeout = 120)
+{
+    static const int sh[][6] = {{32, 41, 3, 1, 16, 2}, {144, 29, 3, 2, 32, 3},
+                                {256, 12, 3, 1, 24, 2}, {576, 14, 3, 1, 96, 4},
+                                {40, 33, 5, 1, 17, 2},  {960, 7, 3, 1, 160, 3}};
+    gt_rng r = gt_rng_make(1111);
+    int i, bad = 0;
+    gt_require_gpu();
+    for (i = 0; i < 20; i++) {
+        gt_fcase c = gt_fused_random(&r, GCONV_NHWGC, GCONV_GKYXC);
+        if (!gt_fused_run(&c, GCONV_F16, ff_f16_act, GT_UOP_ACT, "user_act_f16"))
+            bad++;
+    }
+    for (i = 0; i < (int)(sizeof sh / sizeof sh[0]); i++) {
+        gt_fcase c;
+        const int pad = sh[i][2] / 2;
+        memset(&c, 0, sizeof c);
+        gconv_problem_2d(&c.p, sh[i][0], sh[i][5], 1, 1, sh[i][1], sh[i][1], sh[i][2], sh[i][2],
+                         sh[i][3], sh[i][3], pad, pad, 1, 1);
+        c.K1 = sh[i][4];
+        if (!gt_fused_run(&c, GCONV_F16, ff_f16_act, GT_UOP_ACT, "user_act_f16_shape"))
+            bad++;
+        if (!gt_fused_run(&c, GCONV_F16, ff_f16_act_tile, GT_UOP_ACT, "user_act_f16_tile"))
+            bad++;
+        if (!gt_fused_run(&c, GCONV_F16, ff_f16_act_band, GT_UOP_ACT, "user_act_f16_band"))
+            bad++;
+    }
+    cr_expect(bad == 0, "%d runs failed", bad);
 }
 
 /* MobileNetV2-like shapes (N = 2) with every tile the picker has */
