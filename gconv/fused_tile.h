@@ -314,6 +314,14 @@ static __device__ __forceinline__ void gconv_impl_ft_taps(const gconv_impl_ft_pa
         bv[j] = F->b0 ? gconv_impl_dev_load(dt, F->b0, cv4 * 4 + j) : 0.0f;
 }
 
+/* 4 intermediate values m (act0 applied), rounded to T, as 8 bytes at dst. */
+static __device__ __forceinline__ void gconv_impl_ft_st4(unsigned char *dst, const float *m,
+                                                         const gconv_dtype dt)
+{
+    *(uint2 *)dst =
+        make_uint2(gconv_impl_fb_pack(m[0], m[1], dt), gconv_impl_fb_pack(m[2], m[3], dt));
+}
+
 /* act0 of 4 intermediate values m, rounded to T, stored as 8 bytes into the A tile at byte
  * offset off (pixel (oh, ow) of image n, channels c .. c + 3). */
 static __device__ __forceinline__ void gconv_impl_ft_put4(const gconv_impl_ft_params *F,
@@ -323,11 +331,8 @@ static __device__ __forceinline__ void gconv_impl_ft_put4(const gconv_impl_ft_pa
                                                           int off, float *m, int c, int n,
                                                           int oh, int ow)
 {
-    uint2 pk;
     gconv_impl_fb_act(m, &F->mid, dt, midfn, MIDB, c, n, oh, ow, 4);
-    pk.x = gconv_impl_fb_pack(m[0], m[1], dt);
-    pk.y = gconv_impl_fb_pack(m[2], m[3], dt);
-    *(uint2 *)(A + off) = pk;
+    gconv_impl_ft_st4(A + off, m, dt);
 }
 
 /* Stage 1 of one item in a per-task form (SW, TW) (literals; SW = TW = 1 is the general form,
@@ -420,11 +425,9 @@ static __device__ __forceinline__ void gconv_impl_ft_rput(const gconv_impl_ft_pa
         if (two)
             gconv_impl_fb_act(m[1], &F->mid, dt, midfn, 0, cv4 * 4, n, h0 + r, c0 + 1, 4);
     }
-    *(uint2 *)(A + off) =
-        make_uint2(gconv_impl_fb_pack(m[0][0], m[0][1], dt), gconv_impl_fb_pack(m[0][2], m[0][3], dt));
+    gconv_impl_ft_st4(A + off, m[0], dt);
     if (two)
-        *(uint2 *)(A + off + F->AST) = make_uint2(gconv_impl_fb_pack(m[1][0], m[1][1], dt),
-                                                  gconv_impl_fb_pack(m[1][2], m[1][3], dt));
+        gconv_impl_ft_st4(A + off + F->AST, m[1], dt);
 }
 
 /* Rolling form: one filter row's taps (tap[0..2], 4 channels) over the converted window xf
@@ -468,13 +471,9 @@ static __device__ __forceinline__ void gconv_impl_ft_rstep(
 #pragma unroll
         for (int t = 0; t < 2; t++)
 #pragma unroll
-            for (int v = 0; v < 4; v++) {
-                float a = bv[v];
-#pragma unroll
-                for (int kx = 0; kx < 3; kx++)
-                    a = fmaf(xf[t + kx][v], tap[kx][v], a);
-                acc[S0][t][v] = a;
-            }
+            for (int v = 0; v < 4; v++)
+                acc[S0][t][v] = bv[v];
+        gconv_impl_ft_rfma(acc[S0], xf, tap);
     }
     if (j >= 1 && j <= nr)
         gconv_impl_ft_rfma(acc[S1], xf, tap + 3);
@@ -578,11 +577,11 @@ static __device__ __forceinline__ void gconv_impl_ft_frags(unsigned (*af)[4], un
 
 /* Stage 2's k-loop for warp shape (MT, NP) (literals): w1 chunk kc waits, a barrier, the copy
  * of chunk kc + NS - 1 is issued, then (warps of the GEMM grid, mma) the chunk's k-steps, MT +
- * NP ldmatrix.x4 and 2 * MT * NP mma each, into acc (aa / ba: the warp's ldmatrix addresses, see the caller). For warp
- * shapes of up to 4 tiles a whole chunk's four k-steps are unrolled with two fragment sets,
- * step ks + 1's loads issued before step ks's mma (one set and one step at a time, each mma
- * waited on its loads: bench/NOTES.md); larger shapes have the registers of one set only, and
- * enough mma per step to cover the loads. */
+ * NP ldmatrix.x4 and 2 * MT * NP mma each, into acc (aa / ba: the warp's ldmatrix addresses,
+ * see the caller). For warp shapes of up to 4 tiles a whole chunk's four k-steps are unrolled
+ * with two fragment sets, step ks + 1's loads issued before step ks's mma (one set and one
+ * step at a time, each mma waited on its loads: bench/NOTES.md); larger shapes have the
+ * registers of one set only, and enough mma per step to cover the loads. */
 static __device__ __forceinline__ void gconv_impl_ft_gemm(
     const gconv_impl_ft_params *F, const gconv_dtype dt,
     float (*acc)[GCONV_IMPL_FT_NPMAX][2][4], const unsigned *aa, const unsigned *ba, unsigned smb,
