@@ -27,11 +27,14 @@
  *       2. CUDA, fp16 / bf16, NHWGC or GNHWC, C and K multiples of 8 and at least 64, 16-byte
  *          aligned in / d_out, in an sm_90a build on Hopper: the warp-specialised TMA / wgmma
  *          GEMM (BWS below; where its copies cannot describe the problem, TC);
- *       3. CUDA, fp16 / bf16, NHWGC or GNHWC, C a multiple of 8 and K of 4, 16-byte aligned
+ *       3. CUDA, fp16 / bf16, NHWGC or GNHWC, C a multiple of 64, 16 < K <= 40 (K a multiple
+ *          of 4), stride 1, 1D / 2D, 4 to 9 taps, automatic algorithm and split: the narrow-K
+ *          halo kernel (BWN below);
+ *       4. CUDA, fp16 / bf16, NHWGC or GNHWC, C a multiple of 8 and K of 4, 16-byte aligned
  *          in / d_out: the tensor-core GEMM on pixel-major tiles (TC below);
- *       4. C, K <= 8 per group, NHWGC: the few-channel direct kernels (FEWC / FEWC4T below;
+ *       5. C, K <= 8 per group, NHWGC: the few-channel direct kernels (FEWC / FEWC4T below;
  *          C = K = 4 with G even takes BWH's pair mode where it can);
- *       5. otherwise the implicit GEMM (GEMM below), tile 128x128x32 (K and C*taps >= 96) or
+ *       6. otherwise the implicit GEMM (GEMM below), tile 128x128x32 (K and C*taps >= 96) or
  *          64x64x32, with vector gathers where the channels allow them.
  *   GCONV_BWD_WEIGHT_OUT(name, T, TOUT, ACT_FAMILY, WEI_FAMILY)
  *       as above with a weight gradient of type TOUT (e.g. GCONV_BF16 inputs, GCONV_F32
@@ -88,6 +91,12 @@
  *         consumer warpgroups run wgmma on them as MN-major operands; tiles of 128 k x 128 or
  *         256 channels of one tap; splits from a cost model of rounds, stages and reduction
  *         traffic. Strides up to 8, dilation, asymmetric pads, 1D / 2D / 3D.
+ *   BWN   (gconv/bwd_weight_nk.h; scope in 3. above) halo tiles for few output channels: a
+ *         persistent block walks units of 64 input channels x a few output rows, input pixels
+ *         with their halo and all K channels of d_out in shared memory (a ring of cp.async
+ *         buffers), warps running ldmatrix.trans at their m-tiles' tap shifts into mma.sync on
+ *         16 channels x 40 columns a tile; sums carried across a chunk's units, handed over as
+ *         one slab per block (both modes). RetinaNet's K = 36 heads.
  *   BWH   (CUDA, fp16 / bf16, NHWGC, C = K in {8, 16, 32}, or C = K = 4 with G even, stride 1,
  *         1D / 2D, at most 10 taps, 16-byte aligned, automatic algorithm and split_k 0; taken
  *         ahead of TC, and for C = K = 4 ahead of FEWC) halo tiles on tensor cores: a
@@ -187,7 +196,8 @@ typedef struct gconv_impl_bww_params {
     int64_t chunk; /* reduction elements per split */
     int64_t total; /* G * K * Ncol: elements of d_wei */
     int splits, mode;
-    int fl;          /* finalize: lanes per element (1 or 32) */
+    int fl;          /* finalize: lanes per element (1 or 32), or 8 (the eight-lane vector
+                        form, gconv_impl_bww_finalize8_body) */
     int mt, nt, ktc; /* GEMM: tiles along K and Ncol, k-tiles per split */
     int tail0, tbn;  /* TAIL mode: the first split tile, columns of a tile */
     int cl, cb, tchunks; /* DW: channel lanes per block, channel blocks, tap chunks */
@@ -413,6 +423,53 @@ gconv_impl_bww_finalize4_body(const gconv_impl_bww_params *P)
             v.x += x.x, v.y += x.y, v.z += x.z, v.w += x.w;
         }
         gconv_impl_bww_final4(P, q * 4, v);
+    }
+}
+
+/* The finalize kernel's many-slab vector form (fl = 8, chosen by plans with many slabs over few
+ * elements: the BWN kernel's): eight lanes per four consecutive elements, lane l summing
+ * slabs l, l + 8, ... in order with 16-byte loads, then the eight lane sums added by a fixed
+ * shuffle tree, so the result is the same bits on every run. (The one-element form walks the
+ * slabs one dependent load at a time, and its 32-lane form sums the lanes serially: 7.7 and
+ * 38 us for 26 slabs of 83 K elements on an H100 under ncu.) Needs whole quads and a 16-byte
+ * aligned workspace (the plan checks). */
+static __device__ __forceinline__ float gconv_impl_bww_shfl_down(float v, int d)
+{
+#if defined(GCONV_PLATFORM_CUDA)
+    return __shfl_down_sync(0xffffffffu, v, d, 8);
+#else
+    return __shfl_down(v, d, 8);
+#endif
+}
+
+static __device__ __forceinline__ void
+gconv_impl_bww_finalize8_body(const gconv_impl_bww_params *P)
+{
+    const float4 *w = (const float4 *)P->ws;
+    const int64_t nq = P->total / 4, step = ((int64_t)gridDim.x * blockDim.x) >> 3;
+    const int l = (int)threadIdx.x & 7;
+    int64_t q = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 3;
+    /* qw: the wavefront's first quad, so that its lanes run the same rounds (CUDA's shuffle
+     * names all 32) */
+    int64_t qw = q - (((int)threadIdx.x & (GCONV_WAVE_SIZE - 1)) >> 3);
+    for (; qw < nq; q += step, qw += step) {
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        int s, d;
+#pragma unroll 4
+        for (s = q < nq ? l : P->splits; s < P->splits; s += 8) {
+            const float4 x = w[(int64_t)s * nq + q];
+            v.x += x.x, v.y += x.y, v.z += x.z, v.w += x.w;
+        }
+        /* lanes l and l + d (d = 4, 2, 1) of each group of 8: lane 0 ends with the sum */
+#pragma unroll
+        for (d = 4; d >= 1; d >>= 1) {
+            v.x += gconv_impl_bww_shfl_down(v.x, d);
+            v.y += gconv_impl_bww_shfl_down(v.y, d);
+            v.z += gconv_impl_bww_shfl_down(v.z, d);
+            v.w += gconv_impl_bww_shfl_down(v.w, d);
+        }
+        if (l == 0 && q < nq)
+            gconv_impl_bww_final4(P, q * 4, v);
     }
 }
 
@@ -2434,8 +2491,9 @@ static inline int gconv_impl_bwh_smem(const gconv_impl_bwh_params *B)
     return gconv_impl_bwh_bufs(B->hi.C) * B->buf_bytes + (B->hi.P + B->ho.P) * 8;
 }
 
-/* the warp-specialised kernel (needs the parameters, gconv_impl_bww_emit and the plan helpers
- * above) */
+/* the narrow-K halo kernel and the warp-specialised kernel (need the parameters,
+ * gconv_impl_bww_emit and the plan helpers above) */
+#include "bwd_weight_nk.h"
 #include "bwd_weight_ws.h"
 
 static inline size_t gconv_impl_bww_ws_bytes(const gconv_impl_bww_params *P)
@@ -2524,6 +2582,15 @@ static inline size_t gconv_impl_bww_ws_default(const gconv_problem *p, gconv_dty
             gconv_impl_bwh_params B;
             gconv_impl_bww_fill(p, dt, tout, &P);
             if (gconv_impl_bwh_plan(p, &P, det, &B)) {
+                b = gconv_impl_bww_ws_bytes(&B.w);
+                most = b > most ? b : most;
+            }
+        }
+        /* the BWN kernel, when the pointers turn out aligned */
+        if (algo == GCONV_BWD_WEIGHT_ALGO_AUTO && user <= 0) {
+            gconv_impl_bwn_params B;
+            gconv_impl_bww_fill(p, dt, tout, &P);
+            if (gconv_impl_bwn_plan(p, &P, &B)) {
                 b = gconv_impl_bww_ws_bytes(&B.w);
                 most = b > most ? b : most;
             }
@@ -2626,9 +2693,6 @@ static inline gconv_status gconv_impl_bww_launched(char *why, size_t len)
             return s_;                                                                           \
         hipLaunchKernelGGL(k, dim3((unsigned)blocks_, (unsigned)(P).splits),                     \
                            dim3(gconv_impl_tile_threads(t_)), (size_t)smem_, stream, P);         \
-        s_ = gconv_impl_bww_launched(why, len);                                                  \
-        if (s_ != GCONV_OK)                                                                      \
-            return s_;                                                                           \
         GCONV_IMPL_BWW_FINISH(fin, &(P), stream, why, len);                                      \
     } while (0)
 
@@ -2641,13 +2705,23 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
            P->total % 4 == 0 && ((uintptr_t)P->ws & 15u) == 0;
 }
 
-/* Run the finalize kernel when the plan has one, and return (a statement). */
+/* After a kernel launch: return its error if it failed, else run the finalize kernel when the
+ * plan has one, and return (a statement). */
 #define GCONV_IMPL_BWW_FINISH(fin, P, stream, why, len)                                          \
     do {                                                                                         \
+        const gconv_status l_ = gconv_impl_bww_launched(why, len);                               \
+        if (l_ != GCONV_OK)                                                                      \
+            return l_;                                                                           \
         if ((P)->mode == GCONV_IMPL_BWW_TAIL) {                                                  \
             const int64_t nb_ =                                                                  \
                 (gconv_impl_bww_tail_tiles(P) * GCONV_IMPL_BWS_BM * (P)->tbn / 4 + 255) / 256;   \
             hipLaunchKernelGGL(fin##t, dim3((unsigned)(nb_ < 8192 ? nb_ : 8192)), dim3(256), 0,  \
+                               stream, *(P));                                                    \
+            return gconv_impl_bww_launched(why, len);                                            \
+        }                                                                                        \
+        if ((P)->fl == 8) {                                                                      \
+            const int64_t nb_ = ((P)->total / 4 + 31) / 32;                                      \
+            hipLaunchKernelGGL(fin##8, dim3((unsigned)(nb_ < 8192 ? nb_ : 8192)), dim3(256), 0,  \
                                stream, *(P));                                                    \
             return gconv_impl_bww_launched(why, len);                                            \
         }                                                                                        \
@@ -2666,7 +2740,8 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
         return GCONV_OK;                                                                         \
     } while (0)
 
-/* Kernels shared by every instantiation kind: finalize (one element or four a thread). */
+/* Kernels shared by every instantiation kind: finalize (one element or four a thread, four
+ * over eight slab lanes, split-tail tiles). */
 #define GCONV_IMPL_BWW_FIN_KERNEL(name)                                                          \
     static __global__ void __launch_bounds__(256) name##_fin(gconv_impl_bww_params P)            \
     {                                                                                            \
@@ -2675,6 +2750,10 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
     static __global__ void __launch_bounds__(256) name##_fin4(gconv_impl_bww_params P)           \
     {                                                                                            \
         gconv_impl_bww_finalize4_body(&P);                                                       \
+    }                                                                                            \
+    static __global__ void __launch_bounds__(256) name##_fin8(gconv_impl_bww_params P)           \
+    {                                                                                            \
+        gconv_impl_bww_finalize8_body(&P);                                                       \
     }                                                                                            \
     static __global__ void __launch_bounds__(256) name##_fint(gconv_impl_bww_params P)           \
     {                                                                                            \
@@ -2751,9 +2830,6 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
             else                                                                                 \
                 hipLaunchKernelGGL(name##_few8, grid_, dim3(256), 0, stream, *P);                \
         }                                                                                        \
-        s_ = gconv_impl_bww_launched(why, len);                                                  \
-        if (s_ != GCONV_OK)                                                                      \
-            return s_;                                                                           \
         GCONV_IMPL_BWW_FINISH(name##_fin, P, stream, why, len);                                  \
     }
 
@@ -2789,7 +2865,15 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
     {                                                                                            \
         gconv_impl_bwh_body(&P, T, 2, gconv_impl_bwh_nh(32), gconv_impl_bwh_bufs(32));          \
     }
+/* the narrow-K halo kernel: 4 * taps / 3 warps, one block per SM */
+#define GCONV_IMPL_BWW_BWN_KERNEL(kname, T)                                                      \
+    static __global__ void __launch_bounds__(32 * GCONV_IMPL_BWN_MAX_WARPS, 1)                   \
+        kname(gconv_impl_bwn_params P)                                                           \
+    {                                                                                            \
+        gconv_impl_bwn_body(&P, T);                                                              \
+    }
 #define GCONV_IMPL_BWW_TC_KERNELS(name, T)                                                       \
+    GCONV_IMPL_BWW_BWN_KERNEL(name##_bwn, T)                                                     \
     GCONV_IMPL_BWW_BWH_KERNEL(name##_bwh1, T, 1)                                                 \
     GCONV_IMPL_BWW_BWH_KERNEL(name##_bwh2, T, 2)                                                 \
     GCONV_IMPL_BWW_BWH4_KERNEL(name##_bwh4, T)                                                   \
@@ -2850,9 +2934,6 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
             else                                                                                 \
                 hipLaunchKernelGGL(name##_bws0, grid_, dim3(GCONV_IMPL_WS_THREADS),              \
                                    (size_t)smem_, stream, W_);                                   \
-            s_ = gconv_impl_bww_launched(why, len);                                              \
-            if (s_ != GCONV_OK)                                                                  \
-                return s_;                                                                       \
             GCONV_IMPL_BWW_FINISH(name##_fin, &W_.P, stream, why, len);                          \
         }                                                                                        \
     } while (0)
@@ -2877,6 +2958,32 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
         if (tck_ == 3)                                                                           \
             GCONV_IMPL_BWW_GEMM_LAUNCH(name##_tc3, name##_fin, T,                                \
                                        GCONV_IMPL_BWW_TC_TILE3, P, a, stream, why, len);         \
+    } while (0)
+
+/* Plan and launch the BWN kernel when it takes the problem (a statement that returns then):
+ * the automatic algorithm without a user split only. */
+#define GCONV_IMPL_BWW_TRY_BWN(name, T, p, P, path, a, stream, why, len)                         \
+    do {                                                                                         \
+        gconv_impl_bwn_params B_;                                                                \
+        if ((path) == GCONV_IMPL_BWW_PATH_GEMM && (a)->algo == GCONV_BWD_WEIGHT_ALGO_AUTO &&     \
+            (a)->split_k <= 0 && gconv_impl_bwn_plan(p, &(P), &B_)) {                            \
+            static unsigned d_ = 0;                                                              \
+            const int smem_ = gconv_impl_bwn_smem(&B_);                                          \
+            gconv_status s_;                                                                     \
+            /* the attribute is set once per device: to the most a plan uses */                 \
+            if (gconv_impl_fwd_smem_attr((const void *)name##_bwn, GCONV_IMPL_BWN_MAX_SMEM, &d_) != \
+                GCONV_OK)                                                                        \
+                return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                              \
+                                       "cannot raise the shared-memory limit to %d bytes",       \
+                                       GCONV_IMPL_BWN_MAX_SMEM);                                 \
+            s_ = gconv_impl_bww_ws_prepare(&B_.w, a, stream, why, len);                          \
+            if (s_ != GCONV_OK)                                                                  \
+                return s_;                                                                       \
+            gconv_impl_bwn_fl(&B_.w);                                                            \
+            hipLaunchKernelGGL(name##_bwn, dim3((unsigned)B_.blocks), dim3(32 * B_.warps),       \
+                               (size_t)smem_, stream, B_);                                       \
+            GCONV_IMPL_BWW_FINISH(name##_fin, &B_.w, stream, why, len);                          \
+        }                                                                                        \
     } while (0)
 
 /* Plan and launch the BWH kernel when it takes the problem (a statement that returns then):
@@ -2911,9 +3018,6 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
                 hipLaunchKernelGGL(name##_bwh4, dim3((unsigned)B_.hi.blocks),                    \
                                    dim3(gconv_impl_bwh_nh(32) * GCONV_IMPL_HALO_THREADS),        \
                                    (size_t)smem_, stream, B_);                                   \
-            s_ = gconv_impl_bww_launched(why, len);                                              \
-            if (s_ != GCONV_OK)                                                                  \
-                return s_;                                                                       \
             GCONV_IMPL_BWW_FINISH(name##_fin, &B_.w, stream, why, len);                          \
         }                                                                                        \
     } while (0)
@@ -3006,6 +3110,7 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
         GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_HAS_WS(T, ACT_FAMILY))(                                 \
             GCONV_IMPL_BWW_TRY_WS(name, T, p, P, path_, a, stream, why_, len_);)                 \
         GCONV_IMPL_BWW_IF(GCONV_IMPL_BWW_HAS_TC(T, ACT_FAMILY))(                                 \
+            GCONV_IMPL_BWW_TRY_BWN(name, T, p, P, path_, a, stream, why_, len_);                 \
             GCONV_IMPL_BWW_TRY_BWH(name, T, p, P, path_, a, stream, why_, len_);                 \
             GCONV_IMPL_BWW_TRY_TC(name, T, p, P, path_, a, stream, why_, len_);)                 \
         kind_ = gconv_impl_bww_gemm_kind(p);                                                     \

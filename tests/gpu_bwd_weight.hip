@@ -552,6 +552,66 @@ Test(bwd_weight, bwh_persistent, .timeout = 180)
         }
 }
 
+/* ---- the narrow-K halo kernel (BWN, gconv/bwd_weight_nk.h) ------------------------------------
+ * Problems it takes (C a multiple of 64, 16 < K <= 40, stride 1, 4 to 9 taps): K % 8 == 4 (the
+ * 8-byte d_out copies) and K % 8 == 0, rows cut into segments (OW > 64, one shorter), several
+ * 64-channel chunks and groups, dilation with asymmetric pads, 1D with 7 taps and a 2x2 filter
+ * (a last warp with m-tiles past the taps), a 3x2 filter, one long enough for many units a
+ * chunk whose 64-column rows with dilation 2 leave room for two buffers only (three
+ * elsewhere). Each runs
+ * with the planner's grid and with it pinned to 3 and 16 blocks (ranges crossing chunks,
+ * several slabs a chunk, the last block zero-filling the others; over 8 slabs the finalize's
+ * eight-lane form, or with a workspace that is not 16-byte aligned its one-lane form), for
+ * fp16 NHWGC, bf16 GNHWC and bf16 in / fp32 out, alternating reduction modes
+ * (deterministic repeated, bit for bit) and epilogues. That the plan takes each problem is
+ * asserted, so the test cannot pass on another kernel. */
+static const gt_fixed gt_bwn_cases[] = {
+    {"bwn k36", 2, 1, 2, 64, 36, {1, 13, 13}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"bwn k40 segs", 2, 1, 1, 128, 40, {1, 9, 70}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"bwn g2 k20 d2", 2, 2, 2, 64, 20, {1, 9, 11}, {1, 3, 3}, {1, 1, 1}, {1, 2, 2}, {0, 2, 0}, {0, 1, 2}},
+    {"bwn 1d k24", 1, 1, 3, 64, 24, {1, 1, 150}, {1, 1, 7}, {1, 1, 1}, {1, 1, 1}, {0, 0, 3}, {0, 0, 1}},
+    {"bwn 2x2 k28", 2, 3, 1, 64, 28, {1, 8, 10}, {1, 2, 2}, {1, 1, 1}, {1, 1, 1}, {0, 0, 1}, {0, 1, 0}},
+    {"bwn 3x2 k32", 2, 1, 2, 192, 32, {1, 7, 9}, {1, 3, 2}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 0}},
+    {"bwn long k36 d2", 2, 1, 2, 64, 36, {1, 40, 64}, {1, 3, 3}, {1, 1, 1}, {1, 2, 2}, {0, 2, 2}, {0, 2, 2}},
+};
+
+Test(bwd_weight, bwn, .timeout = 180)
+{
+    static const int pins[3] = {0, 3, 16};
+    static const int types[3] = {GT_T_F16, GT_T_BF16, GT_T_BF32};
+    static const int fams[3] = {0, 1, 0};
+    const int nf = (int)(sizeof gt_bwn_cases / sizeof gt_bwn_cases[0]);
+    int i, j, t;
+    gt_rng r = gt_rng_make(0xB4E0u);
+    gt_require_gpu();
+    for (i = 0; i < nf; i++)
+        for (t = 0; t < 3; t++)
+            for (j = 0; j < 3; j++) {
+                gconv_problem p;
+                gconv_impl_bww_params P;
+                gconv_impl_bwn_params B;
+                gt_opts o;
+                int took;
+                const gt_bww_impl *im = &gt_impls[types[t]][fams[t]];
+                memset(&o, 0, sizeof o);
+                gt_fixed_problem(&gt_bwn_cases[i], &p);
+                gt_set_layouts(&p, im);
+                gconv_impl_bww_fill(&p, im->t, im->tout, &P);
+                took = gconv_impl_bwn_plan(&p, &P, &B);
+                cr_expect(took, "%s: the BWN plan does not take it", gt_bwn_cases[i].what);
+                if (took && t == 0 && j == 0)
+                    cr_log_info("%s: %d units, %d buffers, %d warps", gt_bwn_cases[i].what,
+                                B.units, B.S, B.warps);
+                gconv_impl_bwn_blocks = pins[j];
+                o.split_k = 0, o.det = (i + j + t) & 1, o.epi = (i + j + t) % 3;
+                o.ws_off = j == 2 && t == 1 ? 4 : 0; /* the finalize's one-lane form */
+                o.init = GT_INIT_DECIMAL, o.repeats = o.det;
+                o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
+                gt_case(im, &p, &o, gt_rng_next(&r));
+            }
+    gconv_impl_bwn_blocks = 0;
+}
+
 /* ---- the warp-specialised kernel (BWS, gconv/bwd_weight_ws.h) --------------------------------
  * Problems it takes (fp16 / bf16, NHWGC / GNHWC, C and K >= 64): partial k and channel tiles
  * (K = 80, 200; C = 72, 136), groups whose tiles reach into the next group's channels
