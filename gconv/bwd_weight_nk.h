@@ -336,11 +336,12 @@ static __device__ __forceinline__ void gconv_impl_bwn_body(const gconv_impl_bwn_
 static int gconv_impl_bwn_blocks __attribute__((unused)) = 0;
 
 /* Plan of the BWN kernel for a filled W: 1 and B, or 0 when it does not take the problem (scope
- * in the header comment). Geometry: segments of at most 64 columns, bands of R rows with
- * R * Wp <= GCONV_IMPL_BWN_TARGET (rows evened out over the image), fewer rows until two
- * buffers fit. Blocks: one per SM at most; the count minimises a model of the time: the most
- * units a block runs, each costing its mma.sync (taken at 0.5 a cycle per SM, 1.7 GHz), plus
- * the slabs written and summed again (at 3 TB/s). */
+ * in the header comment). Geometry: segments of at most 64 columns, bands of R rows (evened
+ * out over the image) with R * Wp <= GCONV_IMPL_BWN_TARGET whose buffers fit. Blocks: one per
+ * SM at most. R and the block count minimise a model of the time: the most units a block runs,
+ * each costing its mma.sync (taken at 0.5 a cycle per SM, 1.7 GHz) and 300 ns, plus the slabs
+ * written and summed again (at 6 TB/s: they stay in L2). (H100, K36@50: 3 TB/s picked 52
+ * blocks of two units, 15.9 us, against 14.3 for 104 of one.) */
 static inline int gconv_impl_bwn_plan(const gconv_problem *p, const gconv_impl_bww_params *W,
                                       gconv_impl_bwn_params *B)
 {
@@ -348,9 +349,9 @@ static inline int gconv_impl_bwn_plan(const gconv_problem *p, const gconv_impl_b
     const gconv_layout fi = gconv_layout_family(gconv_in_layout(p));
     const gconv_layout fo = gconv_layout_family(gconv_out_layout(p));
     const int taps = p->filter[1] * p->filter[2];
-    int OH, OW, segs, SW, Wp, R, bands, Q, Pn, bytes, S, sms, m, mbest = 0;
-    int64_t chunks, per, units;
-    double unit_ns, slab_ns, best = 0.0;
+    int OH, OW, segs, SW, Wp, R = 0, bands = 0, Q = 0, Pn = 0, bytes, S = 0, sms, m, r, mbest = 0;
+    int64_t chunks, per, units = 0;
+    double slab_ns, best = 0.0;
     gconv_act_strides si, so;
     if (W->tin == GCONV_F32 || p->ndim > 2 || fi != fo || (fi != GCONV_NHWGC && fi != GCONV_GNHWC))
         return 0;
@@ -368,30 +369,45 @@ static inline int gconv_impl_bwn_plan(const gconv_problem *p, const gconv_impl_b
     segs = (OW + 63) / 64;
     SW = (OW + segs - 1) / segs;
     Wp = SW + (p->filter[2] - 1) * p->dilation[2];
-    R = GCONV_IMPL_BWN_TARGET / Wp;
-    if (R < 1)
-        R = 1;
-    for (;;) {
-        if (R > OH)
-            R = OH;
-        bands = (OH + R - 1) / R;
-        R = (OH + bands - 1) / bands; /* the same bands, rows evened out */
-        Q = (R * Wp + 15) / 16 * 16;
-        Pn = Q + (p->filter[1] - 1) * p->dilation[1] * Wp + (p->filter[2] - 1) * p->dilation[2];
-        /* three buffers where they fit, else two */
-        bytes = Pn * GCONV_IMPL_BWN_PS + Q * GCONV_IMPL_BWN_DS;
-        S = 3 * bytes + (Pn + Q) * 8 <= GCONV_IMPL_BWN_MAX_SMEM ? 3 : 2;
-        if (S * bytes + (Pn + Q) * 8 <= GCONV_IMPL_BWN_MAX_SMEM)
-            break;
-        if (R == 1)
-            return 0;
-        R = (R + 1) / 2;
-    }
     chunks = (int64_t)p->G * (p->C / 64);
-    per = (int64_t)p->N * bands * segs;
-    units = chunks * per;
-    if (units >= 0x7fffffffLL)
+    sms = gconv_device_sm_count();
+    if (sms <= 0)
+        sms = 80;
+    /* the model (see above) over the band height R (GCONV_IMPL_BWN_TARGET / Wp down to 1) and
+     * the most units a block runs (m): short units give small images more blocks */
+    slab_ns = (double)taps * 64 * p->K * 4 * 2.0 / 6000.0;
+    for (r = GCONV_IMPL_BWN_TARGET / Wp > 1 ? GCONV_IMPL_BWN_TARGET / Wp : 1; r >= 1; r--) {
+        int rr = r < OH ? r : OH, nb_, q_, pn_, s_;
+        int64_t u_;
+        double un;
+        nb_ = (OH + rr - 1) / rr;
+        rr = (OH + nb_ - 1) / nb_; /* the same bands, rows evened out */
+        if (rr != (r < OH ? r : OH))
+            continue;              /* the same plan as a taller r */
+        q_ = (rr * Wp + 15) / 16 * 16;
+        pn_ = q_ + (p->filter[1] - 1) * p->dilation[1] * Wp + (p->filter[2] - 1) * p->dilation[2];
+        /* three buffers where they fit, else two */
+        bytes = pn_ * GCONV_IMPL_BWN_PS + q_ * GCONV_IMPL_BWN_DS;
+        s_ = 3 * bytes + (pn_ + q_) * 8 <= GCONV_IMPL_BWN_MAX_SMEM ? 3 : 2;
+        if (s_ * bytes + (pn_ + q_) * 8 > GCONV_IMPL_BWN_MAX_SMEM)
+            continue;
+        u_ = chunks * p->N * nb_ * segs;
+        if (u_ >= 0x7fffffffLL)
+            continue;
+        un = (double)(q_ / 16) * ((4 * taps + GCONV_IMPL_BWN_MTW - 1) / GCONV_IMPL_BWN_MTW) *
+                 GCONV_IMPL_BWN_MTW * GCONV_IMPL_BWN_NT * 2.0 / 1.7 + 300.0;
+        for (m = (int)((u_ + sms - 1) / sms); m <= u_; m++) {
+            const int64_t nb = (u_ + m - 1) / m;
+            const double t = m * un + (double)(nb + chunks) * slab_ns;
+            if (mbest == 0 || t < best)
+                best = t, mbest = m, R = rr, bands = nb_, Q = q_, Pn = pn_, S = s_, units = u_;
+            if (m * un > best)
+                break;
+        }
+    }
+    if (mbest == 0)
         return 0;
+    per = (int64_t)p->N * bands * segs;
     memset(B, 0, sizeof *B);
     B->w = *W;
     B->CH = p->C / 64, B->K = p->K;
@@ -405,20 +421,6 @@ static inline int gconv_impl_bwn_plan(const gconv_problem *p, const gconv_impl_b
     B->buf_bytes = Pn * GCONV_IMPL_BWN_PS + Q * GCONV_IMPL_BWN_DS;
     B->in_n = (int)si.n, B->in_h = (int)si.s[1], B->in_w = (int)si.s[2], B->in_g = (int)si.g;
     B->out_n = (int)so.n, B->out_h = (int)so.s[1], B->out_w = (int)so.s[2], B->out_g = (int)so.g;
-    sms = gconv_device_sm_count();
-    if (sms <= 0)
-        sms = 80;
-    /* the model (see above), over the most units a block runs (m) */
-    unit_ns = (double)(Q / 16) * B->warps * GCONV_IMPL_BWN_MTW * GCONV_IMPL_BWN_NT * 2.0 / 1.7;
-    slab_ns = (double)taps * 64 * p->K * 4 * 2.0 / 3000.0;
-    for (m = (int)((units + sms - 1) / sms); m <= units; m++) {
-        const int64_t nb = (units + m - 1) / m;
-        const double t = m * unit_ns + (double)(nb + chunks) * slab_ns;
-        if (mbest == 0 || t < best)
-            best = t, mbest = m;
-        if (m * unit_ns > best)
-            break;
-    }
     B->blocks = (int)((units + mbest - 1) / mbest);
     if (gconv_impl_bwn_blocks > 0)
         B->blocks = gconv_impl_bwn_blocks < units ? gconv_impl_bwn_blocks : (int)units;
