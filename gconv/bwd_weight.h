@@ -431,8 +431,10 @@ gconv_impl_bww_finalize4_body(const gconv_impl_bww_params *P)
  * slabs l, l + 8, ... in order with 16-byte loads, then the eight lane sums added by a fixed
  * shuffle tree, so the result is the same bits on every run. (The one-element form walks the
  * slabs one dependent load at a time, and its 32-lane form sums the lanes serially: 7.7 and
- * 38 us for 26 slabs of 83 K elements on an H100 under ncu.) Needs whole quads and a 16-byte
- * aligned workspace (the plan checks). */
+ * 38 us for 26 slabs of 83 K elements on an H100 under ncu.) Needs whole quads. VEC (a
+ * literal): 16-byte loads; 0 (a workspace that is not 16-byte aligned): the same sums in the
+ * same order from 4-byte loads, a kernel of its own (a run-time test in the loop cost the
+ * aligned form 2-4 % on the K = 36 heads). */
 static __device__ __forceinline__ float gconv_impl_bww_shfl_down(float v, int d)
 {
 #if defined(GCONV_PLATFORM_CUDA)
@@ -443,7 +445,7 @@ static __device__ __forceinline__ float gconv_impl_bww_shfl_down(float v, int d)
 }
 
 static __device__ __forceinline__ void
-gconv_impl_bww_finalize8_body(const gconv_impl_bww_params *P)
+gconv_impl_bww_finalize8_body(const gconv_impl_bww_params *P, const int VEC)
 {
     const float4 *w = (const float4 *)P->ws;
     const int64_t nq = P->total / 4, step = ((int64_t)gridDim.x * blockDim.x) >> 3;
@@ -457,7 +459,13 @@ gconv_impl_bww_finalize8_body(const gconv_impl_bww_params *P)
         int s, d;
 #pragma unroll 4
         for (s = q < nq ? l : P->splits; s < P->splits; s += 8) {
-            const float4 x = w[(int64_t)s * nq + q];
+            float4 x;
+            if (VEC) {
+                x = w[(int64_t)s * nq + q];
+            } else {
+                const float *f = P->ws + ((int64_t)s * nq + q) * 4;
+                x = make_float4(f[0], f[1], f[2], f[3]);
+            }
             v.x += x.x, v.y += x.y, v.z += x.z, v.w += x.w;
         }
         /* lanes l and l + d (d = 4, 2, 1) of each group of 8: lane 0 ends with the sum */
@@ -2721,8 +2729,11 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
         }                                                                                        \
         if ((P)->fl == 8) {                                                                      \
             const int64_t nb_ = ((P)->total / 4 + 31) / 32;                                      \
-            hipLaunchKernelGGL(fin##8, dim3((unsigned)(nb_ < 8192 ? nb_ : 8192)), dim3(256), 0,  \
-                               stream, *(P));                                                    \
+            const dim3 g8_((unsigned)(nb_ < 8192 ? nb_ : 8192));                                 \
+            if (((uintptr_t)(P)->ws & 15u) == 0)                                                 \
+                hipLaunchKernelGGL(fin##8, g8_, dim3(256), 0, stream, *(P));                     \
+            else                                                                                 \
+                hipLaunchKernelGGL(fin##8u, g8_, dim3(256), 0, stream, *(P));                    \
             return gconv_impl_bww_launched(why, len);                                            \
         }                                                                                        \
         if ((P)->mode != GCONV_IMPL_BWW_DIRECT) {                                                \
@@ -2753,7 +2764,11 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
     }                                                                                            \
     static __global__ void __launch_bounds__(256) name##_fin8(gconv_impl_bww_params P)           \
     {                                                                                            \
-        gconv_impl_bww_finalize8_body(&P);                                                       \
+        gconv_impl_bww_finalize8_body(&P, 1);                                                    \
+    }                                                                                            \
+    static __global__ void __launch_bounds__(256) name##_fin8u(gconv_impl_bww_params P)          \
+    {                                                                                            \
+        gconv_impl_bww_finalize8_body(&P, 0);                                                    \
     }                                                                                            \
     static __global__ void __launch_bounds__(256) name##_fint(gconv_impl_bww_params P)           \
     {                                                                                            \
@@ -2970,12 +2985,11 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
             static unsigned d_ = 0;                                                              \
             const int smem_ = gconv_impl_bwn_smem(&B_);                                          \
             gconv_status s_;                                                                     \
-            /* the attribute is set once per device: to the most a plan uses */                 \
-            if (gconv_impl_fwd_smem_attr((const void *)name##_bwn, GCONV_IMPL_BWN_MAX_SMEM, &d_) != \
-                GCONV_OK)                                                                        \
+            /* the attribute is set once: to the most a plan may use on the device */           \
+            if (gconv_impl_fwd_smem_attr((const void *)name##_bwn, B_.smax, &d_) != GCONV_OK)    \
                 return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                              \
                                        "cannot raise the shared-memory limit to %d bytes",       \
-                                       GCONV_IMPL_BWN_MAX_SMEM);                                 \
+                                       B_.smax);                                                 \
             s_ = gconv_impl_bww_ws_prepare(&B_.w, a, stream, why, len);                          \
             if (s_ != GCONV_OK)                                                                  \
                 return s_;                                                                       \

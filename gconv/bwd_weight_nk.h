@@ -46,6 +46,11 @@
  * the slabs in order (and applies the epilogue: with a single slab too, so that the kernel
  * has no final-value store of its own).
  *
+ * Non-finite inputs: the thrown-away virtual pixels (columns past the segment, rows past the
+ * band) multiply their zero d_out by real input pixels next to the unit, so an Inf or NaN
+ * input there turns sums NaN that the reference leaves finite (as in the other halo kernels).
+ * Inputs are assumed finite.
+ *
  * Shared memory per buffer: P halo pixels of 144 bytes (64 channels + 8 pad: the 8 pixels of
  * an ldmatrix fall in distinct 16-byte bank groups) then Q d_out pixels of 80 bytes (40
  * channels, an odd number of 16-byte chunks, likewise; channels K .. 39 zeroed once and never
@@ -76,6 +81,7 @@ typedef struct gconv_impl_bwn_params {
     int units, blocks;        /* work units; persistent blocks launched */
     int kc, kcb;              /* d_out copies per pixel and their bytes (16, or 8: K % 8 == 4) */
     int warps, S;             /* warps a block (4 * taps m-tiles, MTW each); buffers (2 or 3) */
+    int smax;                 /* the shared memory a plan may use on this device */
     int buf_bytes;            /* one buffer: halo (P * PS bytes) then d_out (Q * DS) */
     int in_n, in_h, in_w, in_g; /* element strides */
     int out_n, out_h, out_w, out_g;
@@ -349,8 +355,8 @@ static inline int gconv_impl_bwn_plan(const gconv_problem *p, const gconv_impl_b
     const gconv_layout fi = gconv_layout_family(gconv_in_layout(p));
     const gconv_layout fo = gconv_layout_family(gconv_out_layout(p));
     const int taps = p->filter[1] * p->filter[2];
-    int OH, OW, segs, SW, Wp, R = 0, bands = 0, Q = 0, Pn = 0, bytes, S = 0, sms, m, r, mbest = 0;
-    int64_t chunks, per, units = 0;
+    int OH, OW, segs, SW, Wp, R = 0, bands = 0, Q = 0, Pn = 0, S = 0, sms, smax, m, r, mbest = 0;
+    int64_t chunks, per, units = 0, bytes;
     double slab_ns, best = 0.0;
     gconv_act_strides si, so;
     if (W->tin == GCONV_F32 || p->ndim > 2 || fi != fo || (fi != GCONV_NHWGC && fi != GCONV_GNHWC))
@@ -373,23 +379,29 @@ static inline int gconv_impl_bwn_plan(const gconv_problem *p, const gconv_impl_b
     sms = gconv_device_sm_count();
     if (sms <= 0)
         sms = 80;
+    /* shared memory: GCONV_IMPL_BWN_MAX_SMEM or the device's opt-in limit if lower (sm_86 /
+     * sm_89: 99 KB, A100: 163 KB) */
+    smax = gconv_impl_device_attr(hipDeviceAttributeMaxSharedMemoryPerBlock);
+    smax = smax <= 0 || smax > GCONV_IMPL_BWN_MAX_SMEM ? GCONV_IMPL_BWN_MAX_SMEM : smax;
     /* the model (see above) over the band height R (GCONV_IMPL_BWN_TARGET / Wp down to 1) and
      * the most units a block runs (m): short units give small images more blocks */
     slab_ns = (double)taps * 64 * p->K * 4 * 2.0 / 6000.0;
     for (r = GCONV_IMPL_BWN_TARGET / Wp > 1 ? GCONV_IMPL_BWN_TARGET / Wp : 1; r >= 1; r--) {
-        int rr = r < OH ? r : OH, nb_, q_, pn_, s_;
-        int64_t u_;
+        int rr = r < OH ? r : OH, nb_, q_, s_;
+        int64_t u_, pn_;
         double un;
         nb_ = (OH + rr - 1) / rr;
         rr = (OH + nb_ - 1) / nb_; /* the same bands, rows evened out */
         if (rr != (r < OH ? r : OH))
             continue;              /* the same plan as a taller r */
         q_ = (rr * Wp + 15) / 16 * 16;
-        pn_ = q_ + (p->filter[1] - 1) * p->dilation[1] * Wp + (p->filter[2] - 1) * p->dilation[2];
+        /* 64-bit: a large dilation makes the halo of a 1-row band huge (refused below) */
+        pn_ = q_ + (int64_t)(p->filter[1] - 1) * p->dilation[1] * Wp +
+              (int64_t)(p->filter[2] - 1) * p->dilation[2];
         /* three buffers where they fit, else two */
         bytes = pn_ * GCONV_IMPL_BWN_PS + q_ * GCONV_IMPL_BWN_DS;
-        s_ = 3 * bytes + (pn_ + q_) * 8 <= GCONV_IMPL_BWN_MAX_SMEM ? 3 : 2;
-        if (s_ * bytes + (pn_ + q_) * 8 > GCONV_IMPL_BWN_MAX_SMEM)
+        s_ = 3 * bytes + (pn_ + q_) * 8 <= smax ? 3 : 2;
+        if (s_ * bytes + (pn_ + q_) * 8 > smax)
             continue;
         u_ = chunks * p->N * nb_ * segs;
         if (u_ >= 0x7fffffffLL)
@@ -400,7 +412,8 @@ static inline int gconv_impl_bwn_plan(const gconv_problem *p, const gconv_impl_b
             const int64_t nb = (u_ + m - 1) / m;
             const double t = m * un + (double)(nb + chunks) * slab_ns;
             if (mbest == 0 || t < best)
-                best = t, mbest = m, R = rr, bands = nb_, Q = q_, Pn = pn_, S = s_, units = u_;
+                best = t, mbest = m, R = rr, bands = nb_, Q = q_, Pn = (int)pn_, S = s_,
+                units = u_;
             if (m * un > best)
                 break;
         }
@@ -417,7 +430,7 @@ static inline int gconv_impl_bwn_plan(const gconv_problem *p, const gconv_impl_b
     B->R = R, B->SW = SW, B->Wp = Wp, B->Q = Q, B->P = Pn;
     B->bands = bands, B->segs = segs, B->per = (int)per, B->units = (int)units;
     B->kcb = p->K % 8 ? 8 : 16, B->kc = p->K * 2 / B->kcb;
-    B->warps = (4 * taps + GCONV_IMPL_BWN_MTW - 1) / GCONV_IMPL_BWN_MTW, B->S = S;
+    B->warps = (4 * taps + GCONV_IMPL_BWN_MTW - 1) / GCONV_IMPL_BWN_MTW, B->S = S, B->smax = smax;
     B->buf_bytes = Pn * GCONV_IMPL_BWN_PS + Q * GCONV_IMPL_BWN_DS;
     B->in_n = (int)si.n, B->in_h = (int)si.s[1], B->in_w = (int)si.s[2], B->in_g = (int)si.g;
     B->out_n = (int)so.n, B->out_h = (int)so.s[1], B->out_w = (int)so.s[2], B->out_g = (int)so.g;
@@ -439,10 +452,7 @@ static inline int gconv_impl_bwn_plan(const gconv_problem *p, const gconv_impl_b
     /* slabs even for one split: the finalize applies the epilogue (the kernel has no
      * final-value store) */
     B->w.mode = GCONV_IMPL_BWW_SLABS;
-    /* more than 8 slabs: the finalize's eight-lane vector form where the workspace allows it
-     * (whole quads: K and taps * C keep total a multiple of 4; alignment is checked at launch
-     * by gconv_impl_bwn_fl), else one lane an element; up to 8 the four-element form */
-    B->w.fl = 1;
+    B->w.fl = 1; /* gconv_impl_bwn_fl at launch */
     return 1;
 #else
     (void)p, (void)W, (void)B;
@@ -450,10 +460,13 @@ static inline int gconv_impl_bwn_plan(const gconv_problem *p, const gconv_impl_b
 #endif
 }
 
-/* The finalize form of a planned BWN launch once the workspace is known (see the plan). */
+/* The finalize form of a planned BWN launch: over 8 slabs the eight-lane form (whole quads: K
+ * % 4 == 0 keeps total a multiple of 4; any workspace alignment, so that the summation order,
+ * and with it every bit of a deterministic result, does not depend on the workspace pointer),
+ * else the one-lane forms (both sum the slabs in order). */
 static inline void gconv_impl_bwn_fl(gconv_impl_bww_params *W)
 {
-    W->fl = W->splits > 8 && W->total % 4 == 0 && ((uintptr_t)W->ws & 15u) == 0 ? 8 : 1;
+    W->fl = W->splits > 8 ? 8 : 1;
 }
 
 /* Shared memory of a planned BWN launch: its buffers and the two tables. */

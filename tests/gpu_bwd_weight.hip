@@ -561,10 +561,13 @@ Test(bwd_weight, bwh_persistent, .timeout = 180)
  * elsewhere). Each runs
  * with the planner's grid and with it pinned to 3 and 16 blocks (ranges crossing chunks,
  * several slabs a chunk, the last block zero-filling the others; over 8 slabs the finalize's
- * eight-lane form, or with a workspace that is not 16-byte aligned its one-lane form), for
+ * eight-lane form, with 16-byte loads or, from a workspace that is not 16-byte aligned, 4-byte
+ * ones), for
  * fp16 NHWGC, bf16 GNHWC and bf16 in / fp32 out, alternating reduction modes
  * (deterministic repeated, bit for bit) and epilogues. That the plan takes each problem is
- * asserted, so the test cannot pass on another kernel. */
+ * asserted, so the test cannot pass on another kernel. Last, a problem in its scope whose
+ * dilation makes the halo of one row too large for shared memory (the plan's sizes once
+ * overflowed 32 bits there) must be refused by the plan and run correctly elsewhere. */
 static const gt_fixed gt_bwn_cases[] = {
     {"bwn k36", 2, 1, 2, 64, 36, {1, 13, 13}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
     {"bwn k40 segs", 2, 1, 1, 128, 40, {1, 9, 70}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
@@ -610,6 +613,20 @@ Test(bwd_weight, bwn, .timeout = 180)
                 gt_case(im, &p, &o, gt_rng_next(&r));
             }
     gconv_impl_bwn_blocks = 0;
+    {
+        gconv_problem p;
+        gconv_impl_bww_params P;
+        gconv_impl_bwn_params B;
+        gt_opts o;
+        const gt_bww_impl *im = &gt_impls[GT_T_F16][0];
+        gconv_problem_2d(&p, 1, 2, 64, 36, 1, 1, 3, 3, 1, 1, 1500, 1500, 1500, 1500);
+        gt_set_layouts(&p, im);
+        gconv_impl_bww_fill(&p, im->t, im->tout, &P);
+        cr_expect(!gconv_impl_bwn_plan(&p, &P, &B), "dilation 1500: the BWN plan took it");
+        memset(&o, 0, sizeof o);
+        o.init = GT_INIT_DECIMAL, o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
+        gt_case(im, &p, &o, gt_rng_next(&r));
+    }
 }
 
 /* ---- the warp-specialised kernel (BWS, gconv/bwd_weight_ws.h) --------------------------------
