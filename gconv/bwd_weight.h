@@ -2993,7 +2993,6 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
             s_ = gconv_impl_bww_ws_prepare(&B_.w, a, stream, why, len);                          \
             if (s_ != GCONV_OK)                                                                  \
                 return s_;                                                                       \
-            gconv_impl_bwn_fl(&B_.w);                                                            \
             hipLaunchKernelGGL(name##_bwn, dim3((unsigned)B_.blocks), dim3(32 * B_.warps),       \
                                (size_t)smem_, stream, B_);                                       \
             GCONV_IMPL_BWW_FINISH(name##_fin, &B_.w, stream, why, len);                          \

@@ -452,21 +452,16 @@ static inline int gconv_impl_bwn_plan(const gconv_problem *p, const gconv_impl_b
     /* slabs even for one split: the finalize applies the epilogue (the kernel has no
      * final-value store) */
     B->w.mode = GCONV_IMPL_BWW_SLABS;
-    B->w.fl = 1; /* gconv_impl_bwn_fl at launch */
+    /* the finalize: over 8 slabs its eight-lane form (whole quads: K % 4 == 0 keeps total a
+     * multiple of 4; any workspace alignment, so that the summation order, and with it every
+     * bit of a deterministic result, does not depend on the workspace pointer), else the
+     * one-lane forms (both sum the slabs in order) */
+    B->w.fl = B->w.splits > 8 ? 8 : 1;
     return 1;
 #else
     (void)p, (void)W, (void)B;
     return 0;
 #endif
-}
-
-/* The finalize form of a planned BWN launch: over 8 slabs the eight-lane form (whole quads: K
- * % 4 == 0 keeps total a multiple of 4; any workspace alignment, so that the summation order,
- * and with it every bit of a deterministic result, does not depend on the workspace pointer),
- * else the one-lane forms (both sum the slabs in order). */
-static inline void gconv_impl_bwn_fl(gconv_impl_bww_params *W)
-{
-    W->fl = W->splits > 8 ? 8 : 1;
 }
 
 /* Shared memory of a planned BWN launch: its buffers and the two tables. */
