@@ -113,7 +113,8 @@
  *         memory and emits one partial per split. Filters over 9 taps take several blocks along a tap-chunk axis.
  *         The fallback for depthwise problems that DWR does not take.
  *   DWR   depthwise 3x3, stride 1 or 2 (both axes), no dilation, 2D (or 3D with a trivial depth
- *         axis), any pads: a thread owns 16 bytes of channels and TW adjacent output columns
+ *         axis), any pads: a thread owns 4 channels (8 bytes; 16 for fp32: the 16-bit
+ *         types then fit 3 blocks per SM) and TW adjacent output columns
  *         of a run of output rows; input and d_out rows stream through a per-thread
  *         shared-memory ring (cp.async on sm_80+), each element read from global memory once
  *         and converted to fp32 once, the 9 taps accumulated in fp32 registers; blocks cover
@@ -1196,15 +1197,16 @@ static __device__ __forceinline__ void gconv_impl_bww_dw_body(const gconv_impl_b
 /* ---- DWR kernel (depthwise 3x3, stride 1 or 2: input rows streamed once) ---------------------
  * Work item q = (plane * hchunks + hc) * wts + wt: output rows h0 = hc * rh .. h0 + nrow - 1 of
  * plane (n, d) (a 3D problem with a trivial depth axis folds its depth into the planes), output
- * columns wo0 = wt * TW .. wo0 + TW - 1, one 16-byte channel vector. Block (blockIdx.x,
- * blockIdx.y) = (channel block, split); thread tid = pl * CL + cl owns channel vector
- * blockIdx.x * CL + cl and the items q = split * PL + pl + i * splits * PL (adjacent pixel lanes
- * take adjacent column tiles of the same rows, which share their halo columns in L1 / L2).
+ * columns wo0 = wt * TW .. wo0 + TW - 1, one channel vector of VB bytes (4 channels,
+ * gconv_impl_bww_dwr_vb). Block (blockIdx.x, blockIdx.y) = (channel block, split); thread tid =
+ * pl * CL + cl owns channel vector blockIdx.x * CL + cl and the items q = split * PL + pl + i *
+ * splits * PL (adjacent pixel lanes take adjacent column tiles of the same rows, which share
+ * their halo columns in L1 / L2).
  *
  * The item reads window rows m = 0 .. M - 1 (input row r0 + m, r0 = h0 * S - pad, M = (nrow -
  * 1) * S + 3), each SPAN = (TW - 1) * S + 3 vectors wide starting at input column wo0 * S -
  * pad, and d_out rows 0 .. nrow - 1, TW vectors each. Like the forward DW3 kernel, each thread
- * keeps a private ring in shared memory ([vector][thread], 16-byte units: a warp's accesses are
+ * keeps a private ring in shared memory ([vector][thread], VB-byte units: a warp's accesses are
  * consecutive) of NR = 3 + PD * S input row slots and PD + 1 d_out row slots, filled PD output
  * rows ahead by cp.async (sm_80+), so the bytes in flight sit in shared memory rather than in
  * registers. Copy group k holds d_out row k and the input rows that output row k needs first
@@ -1232,9 +1234,12 @@ static __device__ __forceinline__ void gconv_impl_bww_dw_body(const gconv_impl_b
 #ifndef GCONV_IMPL_BWW_DWR_TW2
 #define GCONV_IMPL_BWW_DWR_TW2 2 /* output columns per thread, stride 2 (at most 4) */
 #endif
-#ifndef GCONV_IMPL_BWW_DWR_MINB
-#define GCONV_IMPL_BWW_DWR_MINB 2 /* blocks per SM the registers are capped for */
-#endif
+/* Blocks per SM the registers are capped for, by data type token T: 3 for the 16-bit types,
+ * whose threads own 4 channels (162 registers at stride 1), 2 for fp32 (4 channels in 16 bytes,
+ * 254 registers). H100, MobileNetV2: 8 channels a thread at 2 blocks per SM, 4 at 4 (128
+ * registers) and 4 at 3: 144@56 54.4 / 56.9 / 54.3 us, 96@112 s2 78.5 / 82.5 / 78.7, 576@14
+ * 27.6 / 28.8 / 24.2 (bench/NOTES.md) */
+#define GCONV_IMPL_BWW_DWR_MINB(T) ((T) == GCONV_F32 ? 2 : 3)
 #ifndef GCONV_IMPL_BWW_DWR_CA
 #define GCONV_IMPL_BWW_DWR_CA 1 /* 1: input rows copied through L1 (cp.async.ca), 0: .cg */
 #endif
@@ -1246,22 +1251,72 @@ static inline GCONV_HD int gconv_impl_bww_dwr_tw(int S)
     return S == 1 ? GCONV_IMPL_BWW_DWR_TW1 : GCONV_IMPL_BWW_DWR_TW2;
 }
 
-/* 16-byte vectors of one thread's ring. */
+/* Bytes of a thread's channel vector: 4 channels (8 bytes; 16 for fp32). */
+static inline GCONV_HD int gconv_impl_bww_dwr_vb(gconv_dtype dt)
+{
+    return dt == GCONV_F32 ? 16 : 8;
+}
+
+/* Channel vectors of one thread's ring. */
 static inline GCONV_HD int gconv_impl_bww_dwr_vecs(int S)
 {
     const int TW = gconv_impl_bww_dwr_tw(S), SPAN = (TW - 1) * S + 3;
     return (3 + GCONV_IMPL_BWW_DWR_PD * S) * SPAN + (GCONV_IMPL_BWW_DWR_PD + 1) * TW;
 }
 
-/* Copy `cols` vectors of one row into the ring at dst (vector j at dst[j * nth]): element
+/* Copy `cols` vectors of VB bytes of one row into the ring at dst (vector j at dst + j * nth *
+ * VB): element
  * offset off0 + j * cs of tensor t, where bit j of mask says the column exists and rowok the
  * row; zeros elsewhere. off0 may point outside the tensor (left padding): it is only formed
  * into an address where the vector exists. */
-static __device__ __forceinline__ void gconv_impl_bww_dwr_row(uint4 *dst, int nth,
+/* One ring vector of VB bytes (a literal: 8 or 16) at p, widened to a 16-byte unit (zeros past
+ * VB). */
+static __device__ __forceinline__ gconv_impl_igemm_u4 gconv_impl_bww_dwr_ld(const unsigned char *p,
+                                                                            const int VB)
+{
+    gconv_impl_igemm_u4 v;
+    if (VB == 8) {
+        const uint2 u = *(const uint2 *)p;
+        v.x = u.x, v.y = u.y, v.z = 0u, v.w = 0u;
+    } else {
+        const uint4 u = *(const uint4 *)p;
+        v.x = u.x, v.y = u.y, v.z = u.z, v.w = u.w;
+    }
+    return v;
+}
+
+/* VB bytes global -> shared, as gconv_impl_cp16_l1 (8-byte copies exist only through L1). */
+static __device__ __forceinline__ void gconv_impl_bww_dwr_cp(unsigned char *dst, const char *src,
+                                                             int ok, const int CA, const int VB)
+{
+    if (VB == 16) {
+        gconv_impl_cp16_l1((uint4 *)dst, src, ok, CA);
+        return;
+    }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    {
+        const unsigned sa = (unsigned)__cvta_generic_to_shared(dst);
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(sa), "l"(src),
+                     "r"(ok ? 8 : 0)
+                     : "memory");
+    }
+#else
+    {
+        uint2 v;
+        v.x = v.y = 0;
+        if (ok)
+            v = *(const uint2 *)src;
+        *(uint2 *)dst = v;
+    }
+#endif
+}
+
+static __device__ __forceinline__ void gconv_impl_bww_dwr_row(unsigned char *dst, int nth,
                                                               const unsigned char *t,
                                                               int64_t off0, int64_t cs,
                                                               int rowok, unsigned mask, int es,
-                                                              const int cols, const int l1)
+                                                              const int cols, const int l1,
+                                                              const int VB)
 {
     int j;
 #pragma unroll
@@ -1269,7 +1324,7 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_row(uint4 *dst, int nt
         const int ok = rowok && ((mask >> j) & 1u);
         const int64_t off = ok ? off0 + (int64_t)j * cs : 0;
         const char *src = (const char *)t + off * es;
-        gconv_impl_cp16_l1(dst + j * nth, src, ok, l1);
+        gconv_impl_bww_dwr_cp(dst + j * nth * VB, src, ok, l1, VB);
     }
 }
 
@@ -1278,7 +1333,7 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
                                                                const int TW)
 {
     GCONV_IMPL_DYN_SMEM(smem_raw);
-    const int es = dt == GCONV_F32 ? 4 : 2, VEC = 16 / es;
+    const int es = dt == GCONV_F32 ? 4 : 2, VB = gconv_impl_bww_dwr_vb(dt), VEC = VB / es;
     const int PD = GCONV_IMPL_BWW_DWR_PD;
     const int SPAN = (TW - 1) * S + 3, NR = 3 + PD * S, ND = PD + 1;
     const int nth = (int)blockDim.x, tid = (int)threadIdx.x;
@@ -1288,8 +1343,9 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
     const int H = P->in_sp[1], W = P->in_sp[2], OH = P->out_sp[1], OW = P->out_sp[2];
     const unsigned char *in = (const unsigned char *)P->in;
     const unsigned char *dout = (const unsigned char *)P->dout;
-    uint4 *rt = (uint4 *)smem_raw + tid; /* this thread's ring: vector i at rt[i * nth] */
-    uint4 *dr = rt + NR * SPAN * nth;    /* its d_out slots */
+    /* this thread's ring: vector i at rt + i * nth * VB (a warp's accesses are consecutive) */
+    unsigned char *rt = smem_raw + tid * VB;
+    unsigned char *dr = rt + NR * SPAN * nth * VB; /* its d_out slots */
     float *red = (float *)smem_raw;
     float acc[3][3][8];
     int64_t q;
@@ -1351,14 +1407,14 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
 #pragma unroll
                 for (m = m0; m < m1; m++)
                     if (m < M)
-                        gconv_impl_bww_dwr_row(rt + m * SPAN * nth, nth, in,
+                        gconv_impl_bww_dwr_row(rt + m * SPAN * nth * VB, nth, in,
                                                ib + (int64_t)m * P->si.s[1], P->si.s[2],
                                                (unsigned)(r0 + m) < (unsigned)H, cmask, es, SPAN,
-                                               GCONV_IMPL_BWW_DWR_CA);
+                                               GCONV_IMPL_BWW_DWR_CA, VB);
                 if (k < nrow)
-                    gconv_impl_bww_dwr_row(dr + k * TW * nth, nth, dout,
+                    gconv_impl_bww_dwr_row(dr + k * TW * nth * VB, nth, dout,
                                            ob + (int64_t)k * P->so.s[1], P->so.s[2], 1, omask,
-                                           es, TW, 0);
+                                           es, TW, 0, VB);
                 gconv_impl_cp_commit();
             }
             /* step k (rows past the item: the last 2 / S steps only finish its input rows):
@@ -1377,9 +1433,8 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
                             o[a][b][e] = o[a - 1][b][e];
 #pragma unroll
                 for (b = 0; b < TW; b++) {
-                    const uint4 u = dr[(ds * TW + b) * nth];
-                    gconv_impl_igemm_u4 v;
-                    v.x = u.x, v.y = u.y, v.z = u.z, v.w = u.w;
+                    const gconv_impl_igemm_u4 v =
+                        gconv_impl_bww_dwr_ld(dr + (ds * TW + b) * nth * VB, VB);
 #pragma unroll
                     for (e = 0; e < 8; e++)
                         o[0][b][e] = k < nrow && e < VEC ? gconv_impl_igemm_u4_elem(v, e, dt) : 0.0f;
@@ -1387,15 +1442,13 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
 #pragma unroll
                 for (i = 0; i < S; i++) {
                     const int slot = sb + i < NR ? sb + i : sb + i - NR;
-                    const uint4 *rp = rt + slot * SPAN * nth;
+                    const unsigned char *rp = rt + slot * SPAN * nth * VB;
                     int j;
                     if (k * S + i >= M)
                         break; /* never copied: the slot holds an older row */
 #pragma unroll
                     for (j = 0; j < SPAN; j++) {
-                        const uint4 u = rp[j * nth];
-                        gconv_impl_igemm_u4 v;
-                        v.x = u.x, v.y = u.y, v.z = u.z, v.w = u.w;
+                        const gconv_impl_igemm_u4 v = gconv_impl_bww_dwr_ld(rp + j * nth * VB, VB);
 #pragma unroll
                         for (e = 0; e < 8; e++)
                             if (e < VEC) {
@@ -1423,16 +1476,16 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
                     for (i = 0; i < S; i++) {
                         const int slot = sb + i < NR ? sb + i : sb + i - NR;
                         if (mn + i < M)
-                            gconv_impl_bww_dwr_row(rt + slot * SPAN * nth, nth, in,
+                            gconv_impl_bww_dwr_row(rt + slot * SPAN * nth * VB, nth, in,
                                                    ib + (int64_t)(mn + i) * P->si.s[1],
                                                    P->si.s[2],
                                                    (unsigned)(r0 + mn + i) < (unsigned)H, cmask,
-                                                   es, SPAN, GCONV_IMPL_BWW_DWR_CA);
+                                                   es, SPAN, GCONV_IMPL_BWW_DWR_CA, VB);
                     }
                     if (kn < nrow)
-                        gconv_impl_bww_dwr_row(dr + ds * TW * nth, nth, dout,
+                        gconv_impl_bww_dwr_row(dr + ds * TW * nth * VB, nth, dout,
                                                ob + (int64_t)kn * P->so.s[1], P->so.s[2], 1,
-                                               omask, es, TW, 0);
+                                               omask, es, TW, 0, VB);
                     gconv_impl_cp_commit();
                 }
                 sb = sb + S < NR ? sb + S : sb + S - NR;
@@ -2214,8 +2267,9 @@ static inline int gconv_impl_bww_dwr_ok(const gconv_impl_bww_params *P)
 static inline void gconv_impl_bww_dwr_plan(gconv_impl_bww_params *P, int user_split, int sms)
 {
     const int S = P->str[1], TW = gconv_impl_bww_dwr_tw(S);
-    const int vec = P->tin == GCONV_F32 ? 4 : 8, gv = P->G / vec;
-    const int rb = gconv_impl_bww_dwr_vecs(S) * 16; /* ring bytes per thread */
+    const int vb = gconv_impl_bww_dwr_vb(P->tin), minb = GCONV_IMPL_BWW_DWR_MINB(P->tin);
+    const int vec = vb / (P->tin == GCONV_F32 ? 4 : 2), gv = P->G / vec;
+    const int rb = gconv_impl_bww_dwr_vecs(S) * vb; /* ring bytes per thread */
     const int OH = P->out_sp[1];
     const int64_t planes = P->R / ((int64_t)OH * P->out_sp[2]);
     int nth = GCONV_IMPL_SMEM_MAX / rb, bps, h, wave;
@@ -2230,8 +2284,8 @@ static inline void gconv_impl_bww_dwr_plan(gconv_impl_bww_params *P, int user_sp
     nth = P->dwpl * P->cl;
     /* resident blocks per SM by shared memory (1 KB reserved per block) and threads */
     bps = (GCONV_IMPL_SMEM_MAX + 1024) / (nth * rb + 1024);
-    if (bps > GCONV_IMPL_BWW_DWR_MINB) /* registers: the kernel is capped for MINB blocks */
-        bps = GCONV_IMPL_BWW_DWR_MINB;
+    if (bps > minb) /* registers: the kernel is capped for MINB blocks */
+        bps = minb;
     if (bps < 1)
         bps = 1;
     wave = (sms * bps + P->cb - 1) / P->cb;
@@ -2781,12 +2835,14 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
     {                                                                                            \
         gconv_impl_bww_dw_body(&P, T);                                                           \
     }                                                                                            \
-    static __global__ void __launch_bounds__(GCONV_IMPL_BWW_DWR_THREADS, GCONV_IMPL_BWW_DWR_MINB) \
+    static __global__ void __launch_bounds__(GCONV_IMPL_BWW_DWR_THREADS,                       \
+                                             GCONV_IMPL_BWW_DWR_MINB(T))                         \
         name##_dwr1(gconv_impl_bww_params P)                                                     \
     {                                                                                            \
         gconv_impl_bww_dwr_body(&P, T, 1, GCONV_IMPL_BWW_DWR_TW1);                               \
     }                                                                                            \
-    static __global__ void __launch_bounds__(GCONV_IMPL_BWW_DWR_THREADS, GCONV_IMPL_BWW_DWR_MINB) \
+    static __global__ void __launch_bounds__(GCONV_IMPL_BWW_DWR_THREADS,                       \
+                                             GCONV_IMPL_BWW_DWR_MINB(T))                         \
         name##_dwr2(gconv_impl_bww_params P)                                                     \
     {                                                                                            \
         gconv_impl_bww_dwr_body(&P, T, 2, GCONV_IMPL_BWW_DWR_TW2);                               \
@@ -2813,10 +2869,11 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
         if (path == GCONV_IMPL_BWW_PATH_DW && P->dwr) {                                          \
             static unsigned done1_ = 0, done2_ = 0;                                              \
             const int nth_ = P->dwpl * P->cl;                                                    \
-            const int smem_ = nth_ * gconv_impl_bww_dwr_vecs(P->dwr) * 16;                       \
+            const int vb_ = gconv_impl_bww_dwr_vb(P->tin);                                       \
+            const int smem_ = nth_ * gconv_impl_bww_dwr_vecs(P->dwr) * vb_;                      \
             const void *k_ = P->dwr == 1 ? (const void *)name##_dwr1 : (const void *)name##_dwr2; \
             /* the attribute is set once per device: to what the largest block may need */     \
-            if (gconv_impl_fwd_smem_attr(k_, GCONV_IMPL_BWW_DWR_THREADS * 16 *                  \
+            if (gconv_impl_fwd_smem_attr(k_, GCONV_IMPL_BWW_DWR_THREADS * vb_ *                 \
                                                  gconv_impl_bww_dwr_vecs(P->dwr),                \
                                          P->dwr == 1 ? &done1_ : &done2_) != GCONV_OK)           \
                 return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                              \

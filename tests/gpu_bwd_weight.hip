@@ -374,7 +374,7 @@ static const gt_fixed gt_fixed_cases[] = {
     {"dw 3d", 3, 16, 1, 1, 1, {4, 6, 7}, {3, 3, 3}, {1, 2, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     /* DWR (3x3, stride 1 / 2, rows streamed): widths not a multiple of the columns per thread
      * (4 at stride 1, 2 at stride 2), one-row images, pads 0 and 2 (asymmetric), a trivial
-     * depth axis, several channel blocks (G = 200: 25 / 50 vectors) */
+     * depth axis, several channel blocks (G = 200: 50 vectors of 4 channels) */
     {"dwr s1 w13", 2, 64, 3, 1, 1, {1, 11, 13}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
     {"dwr s1 one row", 2, 16, 5, 1, 1, {1, 1, 9}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
     {"dwr s1 pad0", 2, 40, 2, 1, 1, {1, 7, 6}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}},
@@ -1021,7 +1021,7 @@ Test(bwd_weight, huge, .timeout = 120)
      * (the copy engine addresses past 2^31 elements; 540 K reduction pixels over several
      * splits), TC elsewhere */
     gt_huge_case(&gt_impls[GT_T_BF32][0], d_in, 64, 64, 2100, 8, 13, GCONV_BWD_WEIGHT_ALGO_AUTO);
-    /* DWR, stride 2 (G = 24: 3 vectors) and, if the output fits, stride 1 (G = 8) */
+    /* DWR, stride 2 (G = 24: 6 vectors of 4 channels) and, if the output fits, stride 1 (G = 8) */
     gt_huge_dw_case(&gt_impls[GT_T_BF32][0], d_in, 24, 16400, 2, 11);
     GT_CHECK(hipMemGetInfo(&fr, &tot));
     if (fr > (size_t)n * 2 + ((size_t)1 << 30))
