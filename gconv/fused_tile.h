@@ -36,8 +36,9 @@
  *     + b0, act0, rounded to T, into the A tile (pixels x G channels, rows of AST bytes: an
  *     odd number of 16-byte chunks).
  *   stage 2: out[p][k1] = A[p][:] . w1[k1][:] on tensor cores (m16n8k16 mma.sync), w1 streamed
- *     through NS shared-memory buffers of 64 channels (cp.async, NS - 1 chunks ahead; the first
- *     ones fly during stage 1, every thread issues its share); the first GW = 8 warps form a
+ *     through NS shared-memory buffers of 64 channels (cp.async by the warps outside the GEMM
+ *     grid, NS - 1 chunks ahead, the first ones during stage 1; each buffer handed over by a
+ *     full and an empty mbarrier, no block-wide barrier per chunk); the first GW = 8 warps form a
  *     WM x (8 / WM) grid over (16-pixel m-tiles, 16-channel n-pairs), each warp MT x NP of
  *     them (MT <= 2, NP <= 4): per k-step MT + NP ldmatrix.x4 feed 2 * MT * NP mma (for small
  *     warp shapes a chunk's four k-steps unrolled, so that the next step's fragments load
@@ -61,6 +62,8 @@
  * of 16 warps reads twice the fragments from shared memory per mma of a grid of 8, and the
  * k-loop is bound by shared-memory bandwidth (bench/NOTES.md) */
 #define GCONV_IMPL_FT_GW 8
+/* the threads of the other warps, which copy w1 */
+#define GCONV_IMPL_FT_CT (GCONV_IMPL_FT_THREADS - GCONV_IMPL_FT_GW * 32)
 /* The default search tries the tile kernel first for outputs of at most FIRSTPX pixels per
  * image (there it beats the row kernel, whose columns are short: H100, MobileNetV2 384@14 ->
  * 64 19 against 23 us; 192@28 -> 32 43 against 32), else after the row kernel for K1 above
@@ -71,7 +74,9 @@
 #define GCONV_IMPL_FT_NPMAX 4      /* n-pairs (16 channels) per warp */
 #define GCONV_IMPL_FT_PTMAX 128    /* pixels per item */
 #define GCONV_IMPL_FT_SMEM GCONV_IMPL_SMEM_MAX /* one block per SM (registers) */
-#define GCONV_IMPL_FT_NS 4         /* w1 chunk buffers (NS - 1 in flight) */
+#ifndef GCONV_IMPL_FT_NS
+#define GCONV_IMPL_FT_NS 4 /* w1 chunk buffers (NS - 1 in flight) */
+#endif
 #define GCONV_IMPL_FT_KC 64        /* w1 channels per streamed chunk */
 #define GCONV_IMPL_FT_WST 144      /* bytes per w1 chunk row: 8 chunks + 1 (odd) */
 #define GCONV_IMPL_FT_SPANMAX 6    /* stage-1 window columns per task */
@@ -100,7 +105,7 @@ typedef struct gconv_impl_ft_params {
                                                  * bytes, m-tiles, n-pairs per K1 tile, warp
                                                  * grid, tiles per warp, w1 chunks */
     float row;               /* 1 / OW */
-    int woff, b1off, smem;   /* shared memory: A at 0, NS w1 buffers, b1 */
+    int woff, b1off, mbo, smem; /* shared memory: A at 0, NS w1 buffers, b1, 2 NS mbarriers */
 } gconv_impl_ft_params;
 
 /* Shared-memory plan for RT rows (the C tile of the epilogue reuses the A tile and w1
@@ -116,7 +121,8 @@ static inline int gconv_impl_ft_smem_plan(gconv_impl_ft_params *F, int RT)
     F->b1off = F->woff + GCONV_IMPL_FT_NS * k1r * GCONV_IMPL_FT_WST;
     if (F->b1off < cbytes)
         F->b1off = cbytes;
-    F->smem = F->b1off + k1r * 4;
+    F->mbo = (F->b1off + k1r * 4 + 7) / 8 * 8;
+    F->smem = F->mbo + 2 * GCONV_IMPL_FT_NS * 8;
     return F->smem;
 }
 
@@ -226,15 +232,16 @@ static inline int gconv_impl_ft_first(const gconv_problem *p)
 
 /* Issue the copy of w1 chunk kc (channels kc * KC .., rows k10 .. k10 + K1t - 1) into the
  * buffer at shared address wb: rows of WST bytes, 16-byte pieces, zeros past K1 or G. Thread t
- * copies piece t % 8 of rows t / 8, t / 8 + THREADS / 8, ... (pointers stepped, no divisions). */
+ * of the CT copy threads copies piece t % 8 of rows t / 8, t / 8 + CT / 8, ... (pointers
+ * stepped, no divisions). */
 static __device__ __forceinline__ void gconv_impl_ft_issue_w1(const gconv_impl_ft_params *F,
-                                                              unsigned wb, int k10, int kc)
+                                                              unsigned wb, int k10, int kc, int t)
 {
-    const int RSTEP = GCONV_IMPL_FT_THREADS / 8;
+    const int RSTEP = GCONV_IMPL_FT_CT / 8;
     const unsigned short *w1 = (const unsigned short *)F->w1;
     const int rows = (F->K1t + 15) / 16 * 16, kmax = min(F->K1t, F->K1 - k10);
-    const int c = (int)threadIdx.x & 7, ch = kc * GCONV_IMPL_FT_KC + c * 8, chok = ch < F->GK;
-    int r = (int)threadIdx.x >> 3;
+    const int c = t & 7, ch = kc * GCONV_IMPL_FT_KC + c * 8, chok = ch < F->GK;
+    int r = t >> 3;
     const unsigned short *src = w1 + ((size_t)(k10 + r) * F->GK + ch);
     unsigned dst = wb + (unsigned)(r * GCONV_IMPL_FT_WST + c * 16);
     for (; r < rows; r += RSTEP, src += (size_t)RSTEP * F->GK, dst += RSTEP * GCONV_IMPL_FT_WST) {
@@ -575,10 +582,15 @@ static __device__ __forceinline__ void gconv_impl_ft_frags(unsigned (*af)[4], un
         gconv_impl_igemm_ldsm_x4(wb + ba[j] + (unsigned)(ks * 32), bf[j]);
 }
 
-/* Stage 2's k-loop for warp shape (MT, NP) (literals): w1 chunk kc waits, a barrier, the copy
- * of chunk kc + NS - 1 is issued, then (warps of the GEMM grid, mma) the chunk's k-steps, MT +
- * NP ldmatrix.x4 and 2 * MT * NP mma each, into acc (aa / ba: the warp's ldmatrix addresses,
- * see the caller). For warp shapes of up to 4 tiles a whole chunk's four k-steps are unrolled
+/* Stage 2's k-loop for warp shape (MT, NP) (literals). w1 chunk kc lives in buffer b = kc % NS;
+ * two mbarriers a buffer hand it over, so that no block-wide barrier paces the loop (15 of them
+ * cost ~3 us at 960@7, bench/NOTES.md): full[b] completes when the copy threads' cp.async of the
+ * chunk have landed (each copy thread arrives through cp.async.mbarrier.arrive), empty[b] when
+ * every GEMM thread is done reading it. The copy warps (mma = 0) issue chunks NS - 1 .. nkc -
+ * 1, chunk kc once empty says chunk kc - NS is consumed (chunks 0 .. NS - 2 flew during stage
+ * 1); the GEMM warps wait on full, run the chunk's k-steps, MT + NP ldmatrix.x4 and 2 * MT * NP
+ * mma each, into acc (aa / ba: the warp's ldmatrix addresses, see the caller), and arrive on
+ * empty. For warp shapes of up to 4 tiles a whole chunk's four k-steps are unrolled
  * with two fragment sets, step ks + 1's loads issued before step ks's mma (one set and one
  * step at a time, each mma waited on its loads: bench/NOTES.md); larger shapes have the
  * registers of one set only, and enough mma per step to cover the loads. */
@@ -587,27 +599,29 @@ static __device__ __forceinline__ void gconv_impl_ft_gemm(
     float (*acc)[GCONV_IMPL_FT_NPMAX][2][4], const unsigned *aa, const unsigned *ba, unsigned smb,
     int k10, int mma, const int MT, const int NP)
 {
-    const int nks = (F->cvs + 1) / 2, KS = GCONV_IMPL_FT_KC / 16;
+    const int nks = (F->cvs + 1) / 2, KS = GCONV_IMPL_FT_KC / 16, NS = GCONV_IMPL_FT_NS;
     const int wbytes = (F->K1t + 15) / 16 * 16 * GCONV_IMPL_FT_WST;
+    const unsigned full0 = smb + (unsigned)F->mbo, empty0 = full0 + 8u * (unsigned)NS;
+    if (!mma) {
+#pragma unroll 1
+        for (int kc = NS - 1; kc < F->nkc; kc++) {
+            const int b = kc % NS;
+            if (kc >= NS)
+                gconv_impl_mbar_try_wait(empty0 + 8u * (unsigned)b,
+                                         (unsigned)((kc - NS) / NS) & 1u);
+            gconv_impl_ft_issue_w1(F, smb + (unsigned)(F->woff + b * wbytes), k10, kc,
+                                   (int)threadIdx.x - GCONV_IMPL_FT_GW * 32);
+            gconv_impl_mbar_cp_arrive(full0 + 8u * (unsigned)b);
+        }
+        return;
+    }
 #pragma unroll 1
     for (int kc = 0; kc < F->nkc; kc++) {
-        const unsigned wb = smb + (unsigned)F->woff + (unsigned)(kc % GCONV_IMPL_FT_NS * wbytes);
+        const int b = kc % NS;
+        const unsigned wb = smb + (unsigned)(F->woff + b * wbytes);
         const int kse = min(KS, nks - kc * KS), kg0 = kc * KS;
-        /* chunk kc has landed (all groups but the newest NS - 2) ... */
-        gconv_impl_igemm_cp_wait(GCONV_IMPL_FT_NS - 2);
-        /* ... for every thread; the A tile is complete (the first time); every warp is done
-         * with chunk kc - 1, whose buffer the next copy reuses */
-        __syncthreads();
-        if (kc + GCONV_IMPL_FT_NS - 1 < F->nkc)
-            gconv_impl_ft_issue_w1(F,
-                                   smb + (unsigned)F->woff +
-                                       (unsigned)((kc + GCONV_IMPL_FT_NS - 1) % GCONV_IMPL_FT_NS *
-                                                  wbytes),
-                                   k10, kc + GCONV_IMPL_FT_NS - 1);
-        gconv_impl_igemm_cp_commit();
-        if (!mma) {
-            /* a warp past the GEMM grid: copies and barriers only */
-        } else if (kse == KS && MT * NP <= 4) {
+        gconv_impl_mbar_try_wait(full0 + 8u * (unsigned)b, (unsigned)(kc / NS) & 1u);
+        if (kse == KS && MT * NP <= 4) {
             unsigned af[2][GCONV_IMPL_FT_MTMAX][4], bf[2][GCONV_IMPL_FT_NPMAX][4];
             gconv_impl_ft_frags(af[0], bf[0], aa, ba, wb, kg0, 0, MT, NP);
 #pragma unroll
@@ -625,6 +639,8 @@ static __device__ __forceinline__ void gconv_impl_ft_gemm(
                 gconv_impl_ft_mma(acc, af, bf, dt, MT, NP);
             }
         }
+        /* this thread's reads of the buffer are done (the fragments are in registers) */
+        gconv_impl_mbar_arrive(empty0 + 8u * (unsigned)b);
     }
 }
 
@@ -650,12 +666,22 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
     float *b1s = (float *)(gconv_impl_ft_sm + F->b1off);
     if (dt == GCONV_F32)
         return;
-    /* w1 chunks 0 .. NS - 2 fly during stage 1, one commit group each */
-    for (int kc = 0; kc < GCONV_IMPL_FT_NS - 1; kc++) {
-        if (kc < F->nkc)
-            gconv_impl_ft_issue_w1(F, smb + (unsigned)(F->woff + kc * wbytes), k10, kc);
-        gconv_impl_igemm_cp_commit();
-    }
+    /* the w1 ring's mbarriers (see gconv_impl_ft_gemm): full[b] takes the arrivals of the CT
+     * copy threads, empty[b] those of the GEMM warps' threads */
+    if (tid == 0)
+        for (int b = 0; b < GCONV_IMPL_FT_NS; b++) {
+            gconv_impl_mbar_init(smb + (unsigned)(F->mbo + 8 * b), GCONV_IMPL_FT_CT);
+            gconv_impl_mbar_init(smb + (unsigned)(F->mbo + 8 * (GCONV_IMPL_FT_NS + b)),
+                                 GCONV_IMPL_FT_GW * 32);
+        }
+    __syncthreads();
+    /* w1 chunks 0 .. NS - 2 fly during stage 1 */
+    if (warp >= GCONV_IMPL_FT_GW)
+        for (int kc = 0; kc < GCONV_IMPL_FT_NS - 1 && kc < F->nkc; kc++) {
+            gconv_impl_ft_issue_w1(F, smb + (unsigned)(F->woff + kc * wbytes), k10, kc,
+                                   tid - GCONV_IMPL_FT_GW * 32);
+            gconv_impl_mbar_cp_arrive(smb + (unsigned)(F->mbo + 8 * kc));
+        }
     for (int idx = tid; idx < k1r; idx += GCONV_IMPL_FT_THREADS)
         b1s[idx] = F->b1 && idx < F->K1t && k10 + idx < F->K1
                        ? gconv_impl_dev_load(dt, F->b1, k10 + idx)
@@ -716,6 +742,8 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
 #pragma unroll
                     for (int e = 0; e < 4; e++)
                         acc[i][j][h][e] = 0.0f;
+        /* the A tile is complete (and the pad chunks and b1 written) */
+        __syncthreads();
         /* one copy of the k-loop per warp shape (literals: no guards, no reconvergence) */
         switch (F->MT * 8 + F->NP) {
         case 9: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, mma, 1, 1); break;

@@ -419,6 +419,13 @@ static __device__ __forceinline__ void gconv_impl_mbar_wait_(unsigned a, unsigne
     } while (!done);
 }
 
+/* Arrive on the mbarrier at a once every cp.async this thread has issued so far has landed
+ * (.noinc: the arrival counts against the barrier's expected count, as an arrive does). */
+static __device__ __forceinline__ void gconv_impl_mbar_cp_arrive(unsigned a)
+{
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(a) : "memory");
+}
+
 static __device__ __forceinline__ void gconv_impl_mbar_wait(unsigned a, unsigned parity)
 {
     gconv_impl_mbar_wait_(a, parity, 0);
