@@ -37,7 +37,7 @@
  *     odd number of 16-byte chunks).
  *   stage 2: out[p][k1] = A[p][:] . w1[k1][:] on tensor cores (m16n8k16 mma.sync), w1 streamed
  *     through NS shared-memory buffers of 64 channels (cp.async by the warps outside the GEMM
- *     grid, NS - 1 chunks ahead, the first ones during stage 1; each buffer handed over by a
+ *     grid, NS chunks ahead, the first ones during stage 1; each buffer handed over by a
  *     full and an empty mbarrier, no block-wide barrier per chunk); the first GW = 8 warps form a
  *     WM x (8 / WM) grid over (16-pixel m-tiles, 16-channel n-pairs), each warp MT x NP of
  *     them (MT <= 2, NP <= 4): per k-step MT + NP ldmatrix.x4 feed 2 * MT * NP mma (for small
@@ -75,7 +75,10 @@
 #define GCONV_IMPL_FT_PTMAX 128    /* pixels per item */
 #define GCONV_IMPL_FT_SMEM GCONV_IMPL_SMEM_MAX /* one block per SM (registers) */
 #ifndef GCONV_IMPL_FT_NS
-#define GCONV_IMPL_FT_NS 4 /* w1 chunk buffers (NS - 1 in flight) */
+/* w1 chunk buffers, all in flight during stage 1. H100, 384@14 / 576@14 / 960@7 with 3 / 4 / 6
+ * of them (NS - 1 then flying during stage 1): 15.3-15.4 / 15.4-15.6 / 15.9-16.0 us, 21.8 /
+ * 21.9-22.1 / 22.5, 20.7 / 20.8 / 20.9: more buffers leave less L1 to stage 1 (bench/NOTES.md) */
+#define GCONV_IMPL_FT_NS 3
 #endif
 #define GCONV_IMPL_FT_KC 64        /* w1 channels per streamed chunk */
 #define GCONV_IMPL_FT_WST 144      /* bytes per w1 chunk row: 8 chunks + 1 (odd) */
@@ -586,9 +589,8 @@ static __device__ __forceinline__ void gconv_impl_ft_frags(unsigned (*af)[4], un
  * two mbarriers a buffer hand it over, so that no block-wide barrier paces the loop (15 of them
  * cost ~3 us at 960@7, bench/NOTES.md): full[b] completes when the copy threads' cp.async of the
  * chunk have landed (each copy thread arrives through cp.async.mbarrier.arrive), empty[b] when
- * every GEMM thread is done reading it. The copy warps (mma = 0) issue chunks NS - 1 .. nkc -
- * 1, chunk kc once empty says chunk kc - NS is consumed (chunks 0 .. NS - 2 flew during stage
- * 1); the GEMM warps wait on full, run the chunk's k-steps, MT + NP ldmatrix.x4 and 2 * MT * NP
+ * every GEMM thread is done reading it. The copy warps (mma = 0) issue chunks NS .. nkc - 1,
+ * chunk kc once empty says chunk kc - NS is consumed (chunks 0 .. NS - 1 flew during stage 1); the GEMM warps wait on full, run the chunk's k-steps, MT + NP ldmatrix.x4 and 2 * MT * NP
  * mma each, into acc (aa / ba: the warp's ldmatrix addresses, see the caller), and arrive on
  * empty. For warp shapes of up to 4 tiles a whole chunk's four k-steps are unrolled
  * with two fragment sets, step ks + 1's loads issued before step ks's mma (one set and one
@@ -604,11 +606,9 @@ static __device__ __forceinline__ void gconv_impl_ft_gemm(
     const unsigned full0 = smb + (unsigned)F->mbo, empty0 = full0 + 8u * (unsigned)NS;
     if (!mma) {
 #pragma unroll 1
-        for (int kc = NS - 1; kc < F->nkc; kc++) {
+        for (int kc = NS; kc < F->nkc; kc++) {
             const int b = kc % NS;
-            if (kc >= NS)
-                gconv_impl_mbar_try_wait(empty0 + 8u * (unsigned)b,
-                                         (unsigned)((kc - NS) / NS) & 1u);
+            gconv_impl_mbar_try_wait(empty0 + 8u * (unsigned)b, (unsigned)((kc - NS) / NS) & 1u);
             gconv_impl_ft_issue_w1(F, smb + (unsigned)(F->woff + b * wbytes), k10, kc,
                                    (int)threadIdx.x - GCONV_IMPL_FT_GW * 32);
             gconv_impl_mbar_cp_arrive(full0 + 8u * (unsigned)b);
@@ -675,9 +675,9 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
                                  GCONV_IMPL_FT_GW * 32);
         }
     __syncthreads();
-    /* w1 chunks 0 .. NS - 2 fly during stage 1 */
+    /* w1 chunks 0 .. NS - 1 fly during stage 1 */
     if (warp >= GCONV_IMPL_FT_GW)
-        for (int kc = 0; kc < GCONV_IMPL_FT_NS - 1 && kc < F->nkc; kc++) {
+        for (int kc = 0; kc < GCONV_IMPL_FT_NS && kc < F->nkc; kc++) {
             gconv_impl_ft_issue_w1(F, smb + (unsigned)(F->woff + kc * wbytes), k10, kc,
                                    tid - GCONV_IMPL_FT_GW * 32);
             gconv_impl_mbar_cp_arrive(smb + (unsigned)(F->mbo + 8 * kc));
