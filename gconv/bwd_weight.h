@@ -1245,6 +1245,29 @@ static __device__ __forceinline__ void gconv_impl_bww_dw_body(const gconv_impl_b
 #endif
 #define GCONV_IMPL_BWW_DWR_THREADS 128 /* most threads of a block */
 
+/* The blocks sharing chunk `chunk` when U units, `per` to a chunk in chunk order, are dealt to
+ * B blocks in equal ranges (block b takes units floor(b U / B) .. floor((b + 1) U / B) - 1, so
+ * the block holding unit u is floor(((u + 1) B - 1) / U)): the first (*b0) and the last (*b1).
+ * The halo kernels BWH and BWN hand their sums over so, one slab per block of a chunk. */
+static inline GCONV_HD void gconv_impl_bww_chunk_blocks(int64_t chunk, int64_t per, int64_t B,
+                                                        int64_t U, int64_t *b0, int64_t *b1)
+{
+    *b0 = ((chunk * per + 1) * B - 1) / U;
+    *b1 = ((chunk + 1) * per * B - 1) / U;
+}
+
+/* The most blocks that share one of `chunks` chunks: the slabs such a plan needs. */
+static inline int gconv_impl_bww_chunk_slabs(int64_t chunks, int64_t per, int64_t B, int64_t U)
+{
+    int64_t i, b0, b1, most = 0;
+    for (i = 0; i < chunks; i++) {
+        gconv_impl_bww_chunk_blocks(i, per, B, U, &b0, &b1);
+        if (b1 - b0 + 1 > most)
+            most = b1 - b0 + 1;
+    }
+    return (int)most;
+}
+
 /* Output columns per thread of the DWR kernel for stride S. */
 static inline GCONV_HD int gconv_impl_bww_dwr_tw(int S)
 {
@@ -1869,11 +1892,11 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
     const gconv_impl_bww_params *w = &P->w;
     const int lane = (int)threadIdx.x & 31, r8 = lane >> 2, c2 = (lane & 3) * 2;
     const int g = chunk * hi->GB + gl, ncol = hi->taps * hi->C, K = hi->K;
-    const int64_t per = (int64_t)hi->N * hi->bands, U = hi->units, B = hi->blocks;
-    /* the block holding unit u is floor(((u + 1) * B - 1) / U) (ranges floor(b * U / B)) */
-    const int b0 = (int)((((int64_t)chunk * per + 1) * B - 1) / U);
-    const int b1 = (int)((((int64_t)(chunk + 1) * per) * B - 1) / U);
-    const int slab = (int)blockIdx.x - b0;
+    int64_t b0, b1;
+    int slab;
+    gconv_impl_bww_chunk_blocks(chunk, (int64_t)hi->N * hi->bands, hi->blocks, hi->units, &b0,
+                                &b1);
+    slab = (int)blockIdx.x - (int)b0;
     int s, i, nt, e;
     if (g >= hi->G)
         return;
@@ -2434,8 +2457,8 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
      * of group g' of a G / 2-group problem, in and d_out alike */
     const int pair = p->C == 4 && p->K == 4 && p->G % 2 == 0;
     const int C = pair ? 8 : p->C, K = pair ? 8 : p->K, G = pair ? p->G / 2 : p->G;
-    int lc, OH, OW, Wp, R, Q, Pn, bytes, sms, nb, i, taps, nh, nbuf;
-    int64_t units, per, chunks, blocks, most = 0;
+    int lc, OH, OW, Wp, R, Q, Pn, bytes, sms, nb, taps, nh, nbuf;
+    int64_t units, per, chunks, blocks;
     gconv_act_strides si, so;
     if (W->tin == GCONV_F32 || W->tin != W->tout || p->ndim > 2 || C != K)
         return 0;
@@ -2515,13 +2538,7 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
     if (blocks < 1)
         blocks = 1;
     B->hi.blocks = B->ho.blocks = (int)blocks;
-    /* slabs: blocks sharing a chunk (block of unit u: floor(((u + 1) B - 1) / U)) */
-    for (i = 0; i < chunks; i++) {
-        const int64_t b0 = ((i * per + 1) * blocks - 1) / units;
-        const int64_t b1 = (((i + 1) * per) * blocks - 1) / units;
-        most = b1 - b0 + 1 > most ? b1 - b0 + 1 : most;
-    }
-    B->w.splits = (int)most;
+    B->w.splits = gconv_impl_bww_chunk_slabs(chunks, per, blocks, units);
     B->w.chunk = 0; /* not used */
     /* slabs in both modes (det or not): the blocks of a chunk add the same sums, which
      * atomics serialise; so the fast mode is deterministic here too */

@@ -153,12 +153,10 @@ gconv_impl_bwn_emit(const gconv_impl_bwn_params *P,
     const gconv_impl_bww_params *w = &P->w;
     const int lane = (int)threadIdx.x & 31, r8 = lane >> 2, c2 = (lane & 3) * 2;
     const int g = chunk / P->CH, cc = chunk - g * P->CH;
-    const int64_t U = P->units, B = P->blocks, per = P->per;
-    /* the block holding unit u is floor(((u + 1) * B - 1) / U) (ranges floor(b * U / B)) */
-    const int b0 = (int)((((int64_t)chunk * per + 1) * B - 1) / U);
-    const int b1 = (int)((((int64_t)(chunk + 1) * per) * B - 1) / U);
-    const int slab = (int)blockIdx.x - b0;
-    const int s1 = (int)blockIdx.x == b1 ? w->splits : slab + 1;
+    int64_t b0, b1;
+    gconv_impl_bww_chunk_blocks(chunk, P->per, P->blocks, P->units, &b0, &b1);
+    const int slab = (int)blockIdx.x - (int)b0;
+    const int s1 = (int)blockIdx.x == (int)b1 ? w->splits : slab + 1;
     float *base = w->ws + (int64_t)slab * w->total + ((int64_t)g * P->K + c2) * w->Ncol;
     int jb[GCONV_IMPL_BWN_MTW], s, i, nt, e;
 #pragma unroll
@@ -437,17 +435,8 @@ static inline int gconv_impl_bwn_plan(const gconv_problem *p, const gconv_impl_b
     B->blocks = (int)((units + mbest - 1) / mbest);
     if (gconv_impl_bwn_blocks > 0)
         B->blocks = gconv_impl_bwn_blocks < units ? gconv_impl_bwn_blocks : (int)units;
-    {
-        /* slabs: the most blocks that share a chunk (block of unit u: floor(((u + 1) B - 1) /
-         * U)) */
-        int64_t i, most = 0;
-        for (i = 0; i < chunks; i++) {
-            const int64_t b0 = ((i * per + 1) * B->blocks - 1) / units;
-            const int64_t b1 = (((i + 1) * per) * B->blocks - 1) / units;
-            most = b1 - b0 + 1 > most ? b1 - b0 + 1 : most;
-        }
-        B->w.splits = (int)most;
-    }
+    /* slabs: the most blocks that share a chunk */
+    B->w.splits = gconv_impl_bww_chunk_slabs(chunks, per, B->blocks, units);
     B->w.chunk = 0; /* not used */
     /* slabs even for one split: the finalize applies the epilogue (the kernel has no
      * final-value store) */
