@@ -1287,11 +1287,6 @@ static inline GCONV_HD int gconv_impl_bww_dwr_vecs(int S)
     return (3 + GCONV_IMPL_BWW_DWR_PD * S) * SPAN + (GCONV_IMPL_BWW_DWR_PD + 1) * TW;
 }
 
-/* Copy `cols` vectors of VB bytes of one row into the ring at dst (vector j at dst + j * nth *
- * VB): element
- * offset off0 + j * cs of tensor t, where bit j of mask says the column exists and rowok the
- * row; zeros elsewhere. off0 may point outside the tensor (left padding): it is only formed
- * into an address where the vector exists. */
 /* One ring vector of VB bytes (a literal: 8 or 16) at p, widened to a 16-byte unit (zeros past
  * VB). */
 static __device__ __forceinline__ gconv_impl_igemm_u4 gconv_impl_bww_dwr_ld(const unsigned char *p,
@@ -1308,32 +1303,10 @@ static __device__ __forceinline__ gconv_impl_igemm_u4 gconv_impl_bww_dwr_ld(cons
     return v;
 }
 
-/* VB bytes global -> shared, as gconv_impl_cp16_l1 (8-byte copies exist only through L1). */
-static __device__ __forceinline__ void gconv_impl_bww_dwr_cp(unsigned char *dst, const char *src,
-                                                             int ok, const int CA, const int VB)
-{
-    if (VB == 16) {
-        gconv_impl_cp16_l1((uint4 *)dst, src, ok, CA);
-        return;
-    }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    {
-        const unsigned sa = (unsigned)__cvta_generic_to_shared(dst);
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(sa), "l"(src),
-                     "r"(ok ? 8 : 0)
-                     : "memory");
-    }
-#else
-    {
-        uint2 v;
-        v.x = v.y = 0;
-        if (ok)
-            v = *(const uint2 *)src;
-        *(uint2 *)dst = v;
-    }
-#endif
-}
-
+/* Copy `cols` vectors of VB bytes (a literal: 8 or 16) of one row into the ring at dst (vector
+ * j at dst + j * nth * VB): element offset off0 + j * cs of tensor t, where bit j of mask says
+ * the column exists and rowok the row; zeros elsewhere. off0 may point outside the tensor (left
+ * padding): it is only formed into an address where the vector exists. */
 static __device__ __forceinline__ void gconv_impl_bww_dwr_row(unsigned char *dst, int nth,
                                                               const unsigned char *t,
                                                               int64_t off0, int64_t cs,
@@ -1347,7 +1320,10 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_row(unsigned char *dst
         const int ok = rowok && ((mask >> j) & 1u);
         const int64_t off = ok ? off0 + (int64_t)j * cs : 0;
         const char *src = (const char *)t + off * es;
-        gconv_impl_bww_dwr_cp(dst + j * nth * VB, src, ok, l1, VB);
+        if (VB == 16)
+            gconv_impl_cp16_l1((uint4 *)(dst + j * nth * VB), src, ok, l1);
+        else
+            gconv_impl_cp8_ca((uint2 *)(dst + j * nth * VB), src, ok);
     }
 }
 

@@ -358,6 +358,23 @@ static __device__ __forceinline__ void gconv_impl_cp16_l1(uint4 *dst, const char
 #endif
 }
 
+/* The same for 8 bytes (through L1: cp.async takes 8 bytes only as .ca). */
+static __device__ __forceinline__ void gconv_impl_cp8_ca(uint2 *dst, const char *src, int ok)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned sa = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(sa), "l"(src),
+                 "r"(ok ? 8 : 0)
+                 : "memory");
+#else
+    uint2 v;
+    v.x = v.y = 0;
+    if (ok)
+        v = *(const uint2 *)src;
+    *dst = v;
+#endif
+}
+
 /* The .cg form. */
 static __device__ __forceinline__ void gconv_impl_cp16(uint4 *dst, const char *src, int ok)
 {

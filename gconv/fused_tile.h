@@ -38,8 +38,8 @@
  *   stage 2: out[p][k1] = A[p][:] . w1[k1][:] on tensor cores (m16n8k16 mma.sync), w1 streamed
  *     through NS shared-memory buffers of 64 channels (cp.async by the warps outside the GEMM
  *     grid, NS chunks ahead, the first ones during stage 1; each buffer handed over by a
- *     full and an empty mbarrier, no block-wide barrier per chunk); the first GW = 8 warps form a
- *     WM x (8 / WM) grid over (16-pixel m-tiles, 16-channel n-pairs), each warp MT x NP of
+ *     full and an empty mbarrier, no block-wide barrier per chunk); the first GW = 8 warps form
+ *     a WM x (8 / WM) grid over (16-pixel m-tiles, 16-channel n-pairs), each warp MT x NP of
  *     them (MT <= 2, NP <= 4): per k-step MT + NP ldmatrix.x4 feed 2 * MT * NP mma (for small
  *     warp shapes a chunk's four k-steps unrolled, so that the next step's fragments load
  *     during this step's mma); the fp32 accumulators stay in registers over the whole K; then
@@ -77,7 +77,8 @@
 #ifndef GCONV_IMPL_FT_NS
 /* w1 chunk buffers, all in flight during stage 1. H100, 384@14 / 576@14 / 960@7 with 3 / 4 / 6
  * of them (NS - 1 then flying during stage 1): 15.3-15.4 / 15.4-15.6 / 15.9-16.0 us, 21.8 /
- * 21.9-22.1 / 22.5, 20.7 / 20.8 / 20.9: more buffers leave less L1 to stage 1 (bench/NOTES.md) */
+ * 21.9-22.1 / 22.5, 20.7 / 20.8 / 20.9: more buffers leave less L1 to stage 1; 2 buffers let
+ * the GEMM wait on w1 (960@7 21.8; bench/NOTES.md) */
 #define GCONV_IMPL_FT_NS 3
 #endif
 #define GCONV_IMPL_FT_KC 64        /* w1 channels per streamed chunk */
@@ -590,9 +591,10 @@ static __device__ __forceinline__ void gconv_impl_ft_frags(unsigned (*af)[4], un
  * cost ~3 us at 960@7, bench/NOTES.md): full[b] completes when the copy threads' cp.async of the
  * chunk have landed (each copy thread arrives through cp.async.mbarrier.arrive), empty[b] when
  * every GEMM thread is done reading it. The copy warps (mma = 0) issue chunks NS .. nkc - 1,
- * chunk kc once empty says chunk kc - NS is consumed (chunks 0 .. NS - 1 flew during stage 1); the GEMM warps wait on full, run the chunk's k-steps, MT + NP ldmatrix.x4 and 2 * MT * NP
- * mma each, into acc (aa / ba: the warp's ldmatrix addresses, see the caller), and arrive on
- * empty. For warp shapes of up to 4 tiles a whole chunk's four k-steps are unrolled
+ * chunk kc once empty says chunk kc - NS is consumed (chunks 0 .. NS - 1 flew during stage 1);
+ * the GEMM warps wait on full, run the chunk's k-steps, MT + NP ldmatrix.x4 and 2 * MT * NP mma
+ * each, into acc (aa / ba: the warp's ldmatrix addresses, see the caller), and arrive on empty.
+ * For warp shapes of up to 4 tiles a whole chunk's four k-steps are unrolled
  * with two fragment sets, step ks + 1's loads issued before step ks's mma (one set and one
  * step at a time, each mma waited on its loads: bench/NOTES.md); larger shapes have the
  * registers of one set only, and enough mma per step to cover the loads. */
