@@ -2,9 +2,9 @@
  *
  * gconv/bwd_weight.h compiled on its own instantiates nothing; this translation unit
  * instantiates each data type, each activation family (NHWGC with GKYXC, GNHWC with GKYXC,
- * NGCHW with GKCYX, NGCHW with GKYXC), the bf16-in / fp32-out variant and the pinned-tile
- * variant once, and build.ninja compiles it for every AMD and NVIDIA target with warnings as
- * errors.
+ * NGCHW with GKCYX, NGCHW with GKYXC) and the bf16-in / fp32-out variant once, and build.ninja
+ * compiles it for every AMD and NVIDIA target with warnings as errors. The pinned-tile variant
+ * is in tests/compile/variant_instances.hip.
  */
 #include "gconv/bwd_weight.h"
 
@@ -13,22 +13,20 @@ GCONV_BWD_WEIGHT(bww_instances_bf16, GCONV_BF16, GCONV_GNHWC, GCONV_GKYXC)
 GCONV_BWD_WEIGHT(bww_instances_f32, GCONV_F32, GCONV_NGCHW, GCONV_GKCYX)
 GCONV_BWD_WEIGHT(bww_instances_f32y, GCONV_F32, GCONV_NGCHW, GCONV_GKYXC)
 GCONV_BWD_WEIGHT_OUT(bww_instances_bf16f32, GCONV_BF16, GCONV_F32, GCONV_NHWGC, GCONV_GKYXC)
-GCONV_BWD_WEIGHT_TILED(bww_instances_tiled, GCONV_F16, GCONV_NHWGC, GCONV_GKYXC,
-                       GCONV_TILE_128x64x32)
 
 /* Reference every launcher so that nothing is dropped as unused. */
 int bww_instances_supported(const gconv_problem *p)
 {
     return bww_instances_f16_supports(p, NULL, 0) + bww_instances_bf16_supports(p, NULL, 0) +
            bww_instances_f32_supports(p, NULL, 0) + bww_instances_f32y_supports(p, NULL, 0) +
-           bww_instances_bf16f32_supports(p, NULL, 0) + bww_instances_tiled_supports(p, NULL, 0);
+           bww_instances_bf16f32_supports(p, NULL, 0);
 }
 
 size_t bww_instances_workspace(const gconv_problem *p, const gconv_bwd_weight_args *a)
 {
     return bww_instances_f16_workspace_size(p, a) + bww_instances_bf16_workspace_size(p, a) +
            bww_instances_f32_workspace_size(p, a) + bww_instances_f32y_workspace_size(p, a) +
-           bww_instances_bf16f32_workspace_size(p, a) + bww_instances_tiled_workspace_size(p, a);
+           bww_instances_bf16f32_workspace_size(p, a);
 }
 
 gconv_status bww_instances_launch(const gconv_problem *p, const gconv_bwd_weight_args *a,
@@ -39,7 +37,6 @@ gconv_status bww_instances_launch(const gconv_problem *p, const gconv_bwd_weight
     case 1: return bww_instances_bf16(p, a, s);
     case 2: return bww_instances_f32(p, a, s);
     case 3: return bww_instances_f32y(p, a, s);
-    case 4: return bww_instances_bf16f32(p, a, s);
-    default: return bww_instances_tiled(p, a, s);
+    default: return bww_instances_bf16f32(p, a, s);
     }
 }
