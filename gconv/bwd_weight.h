@@ -1227,8 +1227,9 @@ static __device__ __forceinline__ void gconv_impl_bww_dw_body(const gconv_impl_b
  * emits one partial per split (fixed order: deterministic). */
 /* Output rows copied ahead (1..3). H100, MobileNetV2 fp16, 4 channels a thread at 3 blocks
  * per SM, PD 1 / 2 / 3: 144@56 53.3-54.6 / 54.0 / 54.8-56.0 us, 96@112 s2 77.2-78.1 /
- * 78.7-78.9 / 85.6-85.7, 576@14 22.5-23.0 / 23.6-24.0 / 25.3: a deeper ring takes shared memory
- * from the L1 that serves the input's halo columns (bench/NOTES.md) */
+ * 78.7-78.9 / 85.6-85.7, 576@14 22.5-23.0 / 23.6-24.0 / 25.3; probably because a deeper ring
+ * takes shared memory from the L1 that serves the input's halo columns (not measured;
+ * bench/NOTES.md) */
 #ifndef GCONV_IMPL_BWW_DWR_PD
 #define GCONV_IMPL_BWW_DWR_PD 1
 #endif
