@@ -1344,10 +1344,10 @@ int main(int argc, char **argv)
      * built-in value) */
     if (getenv("BENCH_DW_TPS"))
         gconv_impl_dw3_tps = atoi(getenv("BENCH_DW_TPS"));
-    /* tuning knob: BENCH_WS_PIN=0 .. 3 pins the warp-specialised configuration (forward, and
-     * backward data's GEMM view: 128x128, 256x128, 128x256, 128x128 two blocks per SM),
-     * GCONV_IMPL_WS_COUNT (4) turns that kernel off (the engine runs; library-internal
-     * gconv_impl_fwd_ws_pin) */
+    /* tuning knob: BENCH_WS_PIN=0 .. 4 pins the warp-specialised configuration (forward, and
+     * backward data's GEMM view: 128x128, 256x128, 128x256, 128x128 two blocks per SM, 152x256
+     * transposed), GCONV_IMPL_WS_COUNT (5) turns that kernel off (the engine runs;
+     * library-internal gconv_impl_fwd_ws_pin) */
     if (getenv("BENCH_WS_PIN"))
         gconv_impl_fwd_ws_pin = atoi(getenv("BENCH_WS_PIN"));
 #endif

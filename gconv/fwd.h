@@ -23,9 +23,10 @@
  *       4. (sm_90a builds, fp16 / bf16, NHWGC / GNHWC with GKYXC, C a multiple of 64, K >= 64,
  *          16-byte aligned in / wei, 32-bit offsets) the warp-specialised kernel of
  *          gconv/igemm_ws.h: tensor-copy (TMA im2col) producer, wgmma consumers, tiles 128x128
- *          (one or two blocks per SM), 256x128 or 128x256 by a model of rounds of tiles over
- *          the SMs (gconv_impl_ws_pick); where its tensor maps cannot describe the problem
- *          (im2col box corners or tap offsets out of range, strides over 8), step 5;
+ *          (one or two blocks per SM), 256x128, 128x256 or 152x256 (152 pixels) by a model of
+ *          rounds of tiles over the SMs (gconv_impl_ws_pick); where its tensor maps cannot
+ *          describe the problem (im2col box corners or tap offsets out of range, strides over 8),
+ *          step 5;
  *       5. the implicit GEMM of gconv/igemm.h: with 16-byte gathers (NHWGC / GNHWC + GKYXC, C a
  *          multiple of the vector, aligned pointers) the tile is chosen among 128x128, 128x64,
  *          64x64, 128x32, 128x16 by a wave-quantisation cost model over M = N * output pixels,
@@ -1042,14 +1043,20 @@ static inline int gconv_impl_fwd_ws_fits(const gconv_impl_fwd_params *P, int big
  * off (the engine of gconv/igemm.h runs instead). One per translation unit. */
 static int gconv_impl_fwd_ws_pin GCONV_IMPL_FWD_UNUSED = -1;
 
+/* Launch bounds of the warp-specialised kernels, BPS blocks per SM; TR 1: the transposed form,
+ * 384 threads (gconv_impl_ws_tr). */
+#define GCONV_IMPL_WS_BOUNDS_0(BPS) __launch_bounds__(GCONV_IMPL_WS_THREADS, BPS)
+#define GCONV_IMPL_WS_BOUNDS_1(BPS) __launch_bounds__(GCONV_IMPL_WS_THREADS_TR, BPS)
+
 /* One warp-specialised kernel: BM x BN tiles, BPS blocks of 288 threads per SM; WTR 1: it
  * also takes backward data's in-place weights (P.wtr; backward-data instantiations only, so
- * that the forward's kernels keep one main loop). */
-#define GCONV_IMPL_FWD_WS_KERNEL(kname, T, BM, BN, BPS, EPI_FN, WTR)                             \
-    static __global__ void __launch_bounds__(GCONV_IMPL_WS_THREADS, BPS)                         \
+ * that the forward's kernels keep one main loop); TR 1: the transposed form
+ * (gconv_impl_ws_tr). */
+#define GCONV_IMPL_FWD_WS_KERNEL(kname, T, BM, BN, BPS, EPI_FN, WTR, TR)                         \
+    static __global__ void GCONV_IMPL_WS_BOUNDS_##TR(BPS)                                        \
         kname(const __grid_constant__ gconv_impl_ws_params W)                                    \
     {                                                                                            \
-        gconv_impl_ws_fwd_body(&W, BM, BN, BPS, T, EPI_FN, WTR);                                 \
+        gconv_impl_ws_fwd_body(&W, BM, BN, BPS, T, EPI_FN, WTR, TR);                             \
     }
 
 /* Launch warp-specialised kernel k (configuration cfg, element type T) for the parameters P;
@@ -1070,16 +1077,17 @@ static int gconv_impl_fwd_ws_pin GCONV_IMPL_FWD_UNUSED = -1;
         if (gconv_impl_fwd_smem_attr((const void *)k, smem_, &gconv_impl_done_) != GCONV_OK)    \
             return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                                  \
                                    "cannot raise the shared-memory limit to %d bytes", smem_);   \
-        GCONV_IMPL_LAUNCH_RETURN(k, blocks_, GCONV_IMPL_WS_THREADS, smem_, stream, why, len,    \
+        GCONV_IMPL_LAUNCH_RETURN(k, blocks_, gconv_impl_ws_threads(cfg), smem_, stream, why, len, \
                                  W_);                                                            \
     } while (0)
 
 /* The warp-specialised kernels of a default instantiation and their launcher. */
 #define GCONV_IMPL_FWD_WS_KERNELS(name, T, EPI_FN, WTR)                                          \
-    GCONV_IMPL_FWD_WS_KERNEL(name##_ws0, T, 128, 128, 1, EPI_FN, WTR)                            \
-    GCONV_IMPL_FWD_WS_KERNEL(name##_ws1, T, 256, 128, 1, EPI_FN, WTR)                            \
-    GCONV_IMPL_FWD_WS_KERNEL(name##_ws2, T, 128, 256, 1, EPI_FN, WTR)                            \
-    GCONV_IMPL_FWD_WS_KERNEL(name##_ws3, T, 128, 128, 2, EPI_FN, WTR)                            \
+    GCONV_IMPL_FWD_WS_KERNEL(name##_ws0, T, 128, 128, 1, EPI_FN, WTR, 0)                         \
+    GCONV_IMPL_FWD_WS_KERNEL(name##_ws1, T, 256, 128, 1, EPI_FN, WTR, 0)                         \
+    GCONV_IMPL_FWD_WS_KERNEL(name##_ws2, T, 128, 256, 1, EPI_FN, WTR, 0)                         \
+    GCONV_IMPL_FWD_WS_KERNEL(name##_ws3, T, 128, 128, 2, EPI_FN, WTR, 0)                         \
+    GCONV_IMPL_FWD_WS_KERNEL(name##_ws4, T, 152, 256, 1, EPI_FN, WTR, 1)                         \
     GCONV_IMPL_FWD_UNUSED static inline int name##_ws_ready(void)                                \
     {                                                                                            \
         static unsigned known_ = 0, yes_ = 0;                                                    \
@@ -1098,6 +1106,9 @@ static int gconv_impl_fwd_ws_pin GCONV_IMPL_FWD_UNUSED = -1;
             break;                                                                               \
         case GCONV_IMPL_WS_128x128_2:                                                            \
             GCONV_IMPL_WS_LAUNCH(name##_ws3, GCONV_IMPL_WS_128x128_2, T, *P, stream, why, len);  \
+            break;                                                                               \
+        case GCONV_IMPL_WS_152x256_T:                                                            \
+            GCONV_IMPL_WS_LAUNCH(name##_ws4, GCONV_IMPL_WS_152x256_T, T, *P, stream, why, len);  \
             break;                                                                               \
         default:                                                                                 \
             GCONV_IMPL_WS_LAUNCH(name##_ws2, GCONV_IMPL_WS_128x256, T, *P, stream, why, len);    \

@@ -670,6 +670,12 @@ static __device__ __forceinline__ void gconv_impl_igemm_reg_fence(float *x)
     "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, "   \
     "%37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, "   \
     "%55, %56, %57, %58, %59, %60, %61, %62, %63}"
+#define GCONV_IMPL_WG_D76                                                                          \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "       \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "        \
+    "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "        \
+    "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, "        \
+    "%70, %71, %72, %73, %74, %75}"
 #define GCONV_IMPL_WG_D128                                                                         \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "       \
     "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, "   \
@@ -692,6 +698,10 @@ static __device__ __forceinline__ void gconv_impl_igemm_reg_fence(float *x)
     "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]),     \
     "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),     \
     "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define GCONV_IMPL_WG_O76(d)                                                                       \
+    GCONV_IMPL_WG_O64(d),                                                                          \
+    "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]),     \
+    "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75])
 #define GCONV_IMPL_WG_O128(d)                                                                      \
     GCONV_IMPL_WG_O64(d),                                                                          \
     "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]),     \
@@ -752,16 +762,40 @@ GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n256_f16_bmn, 128, "%128, %129", "%1
 GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n256_bf16_bmn, 128, "%128, %129", "%130",
                      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "1, 1, 0, 1")
 
-/* One wgmma of a warpgroup into acc: n columns (64, 128 or 256), element type dt (GCONV_F32
- * runs tf32), both operands K-major (mn 0), both MN-major (mn 1) or A K-major and B MN-major
- * (mn 2; mn 1 and 2: fp16 / bf16, n 128 or 256). n, dt and mn are constants after inlining:
- * one instruction remains. */
+/* n = 152 (the transposed warp-specialised tile of gconv/igemm_ws.h: 152 output pixels as
+ * the instruction's N): K-major A and B, and MN-major A with K-major B */
+GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n152_f16, 76, "%76, %77", "%78",
+                     "wgmma.mma_async.sync.aligned.m64n152k16.f32.f16.f16", "1, 1, 0, 0")
+GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n152_bf16, 76, "%76, %77", "%78",
+                     "wgmma.mma_async.sync.aligned.m64n152k16.f32.bf16.bf16", "1, 1, 0, 0")
+GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n152_f16_amn, 76, "%76, %77", "%78",
+                     "wgmma.mma_async.sync.aligned.m64n152k16.f32.f16.f16", "1, 1, 1, 0")
+GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n152_bf16_amn, 76, "%76, %77", "%78",
+                     "wgmma.mma_async.sync.aligned.m64n152k16.f32.bf16.bf16", "1, 1, 1, 0")
+
+/* One wgmma of a warpgroup into acc: n columns (64, 128, 152 or 256), element type dt
+ * (GCONV_F32 runs tf32), both operands K-major (mn 0), both MN-major (mn 1), A K-major and B
+ * MN-major (mn 2) or A MN-major and B K-major (mn 3); mn 1 and 2: fp16 / bf16, n 128 or 256;
+ * n 152: fp16 / bf16, mn 0 or 3. n, dt and mn are constants after inlining: one instruction
+ * remains. */
 static __device__ __forceinline__ void gconv_impl_igemm_wgmma(float *acc, unsigned long long da,
                                                               unsigned long long db, int sc,
                                                               const int n, const gconv_dtype dt,
                                                               const int mn)
 {
-    if (mn == 2) {
+    if (n == 152) {
+        if (mn == 3) {
+            if (dt == GCONV_BF16)
+                gconv_impl_igemm_wgmma_n152_bf16_amn(acc, da, db, sc);
+            else
+                gconv_impl_igemm_wgmma_n152_f16_amn(acc, da, db, sc);
+        } else {
+            if (dt == GCONV_BF16)
+                gconv_impl_igemm_wgmma_n152_bf16(acc, da, db, sc);
+            else
+                gconv_impl_igemm_wgmma_n152_f16(acc, da, db, sc);
+        }
+    } else if (mn == 2) {
         if (n == 256) {
             if (dt == GCONV_BF16)
                 gconv_impl_igemm_wgmma_n256_bf16_bmn(acc, da, db, sc);

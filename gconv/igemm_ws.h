@@ -8,14 +8,14 @@
  * the im2col gather and the math between block-wide barriers, measured latency-bound at
  * 0.2-0.45 of the matrix rate (bench/NOTES.md).
  *
- * Block: 288 threads = two consumer warpgroups (threads 0-255) and one producer warp (one
- * thread of it works). The producer fills a ring of S stages with the copy engine (TMA): A, BM
- * output pixels x 64 channels of one tap, by an im2col tensor copy (the input's tensor map
- * knows the padding box and the stride; the tap is the copy's offset; padding and pixels past
- * the last image arrive as zeros; in GNHWC, whose groups' images form one batch axis of the
- * map, rows past a group's last pixel read the next group's, which the store never writes
- * out), and B, BN output channels x the same 64 reduction elements,
- * by a tiled copy of the weights seen as a [G * K][C * taps] matrix. Both land in the
+ * Block: 288 threads = two consumer warpgroups (threads 0-255) and one producer warp (one thread
+ * of it works; a producer warpgroup in the transposed form). The producer fills a ring of S stages
+ * with the copy engine (TMA): A, BM output pixels x 64 channels of one tap, by an im2col tensor
+ * copy (the input's tensor map knows the padding box and the stride; the tap is the copy's offset;
+ * padding and pixels past the last image arrive as zeros; in GNHWC, whose groups' images form one
+ * batch axis of the map, rows past a group's last pixel read the next group's, which the store
+ * never writes out), and B, BN output channels x the same 64 reduction elements, by a tiled copy
+ * of the weights seen as a [G * K][C * taps] matrix. Both land in the
  * 128-byte-swizzled format that wgmma reads through descriptors (that of gconv/igemm.h).
  * The consumers only wait, issue wgmma (m64 x BN x 16, fp32 accumulators in registers) and
  * give stages back. Stages change hands through two mbarriers each:
@@ -42,13 +42,15 @@
  * consecutive k-tiles read input rows shifted by one tap (L2-local); B follows the same order
  * (GKYXC: column t * C + 64 * cc).
  *
- * Configurations (BM x BN): 128x128 (each consumer warpgroup one m64n128 block: 64
- * accumulators), 256x128 (two m64n128 blocks: 128), 128x256 (one m64n256: 128), and 128x128
- * with two blocks per SM; the ring takes what shared memory allows (7, 4, 4, 3 stages);
+ * Configurations (BM pixels x BN channels): 128x128 (each consumer warpgroup one m64n128 block: 64
+ * accumulators), 256x128 (two m64n128 blocks: 128), 128x256 (one m64n256: 128), 128x128 with two
+ * blocks per SM, and 152x256 transposed (gconv_impl_ws_tr: the channels are the wgmma's M, each
+ * warpgroup two m64n152 blocks of 128 channels, 152 accumulators, a producer warpgroup handing
+ * registers over by setmaxnreg); the ring takes what shared memory allows (7, 4, 4, 3, 4 stages);
  * gconv_impl_ws_pick chooses by rounds of tiles over the SMs. The epilogue stages the fp32 tile
- * and a per-row table of output offsets and coordinates in the ring's memory, then stores 16
- * bytes a thread through the epilogue op (gconv_impl_ws_store: D tensors, user op; no index
- * maths per element: the generic store of gconv/fwd.h cost 26 of the 70 us of the 100x100
+ * and a per-row table of output offsets and coordinates in the ring's memory, then stores 16 bytes
+ * a thread through the epilogue op (gconv_impl_ws_store: D tensors, user op; no index maths per
+ * element: the generic store of gconv/fwd.h cost 26 of the 70 us of the 100x100
  * dense layer, bench/NOTES.md).
  *
  * Where it runs: the body exists only in sm_90a device passes (nvcc -gencode
@@ -73,8 +75,10 @@
 #endif
 
 #define GCONV_IMPL_WS_THREADS 288   /* two consumer warpgroups, then the producer warp */
+#define GCONV_IMPL_WS_THREADS_TR 384 /* transposed form: a producer warpgroup (gconv_impl_ws_tr) */
 #define GCONV_IMPL_WS_CONSUMERS 256
 #define GCONV_IMPL_WS_MAX_STAGES 8
+#define GCONV_IMPL_WS_ACC 152 /* accumulators a consumer thread holds at most (152x256T) */
 /* static shared memory of the real body: its 2 * MAX_STAGES mbarriers */
 #define GCONV_IMPL_WS_STATIC_SMEM (2 * GCONV_IMPL_WS_MAX_STAGES * 8)
 
@@ -93,17 +97,40 @@ enum {
     GCONV_IMPL_WS_256x128,
     GCONV_IMPL_WS_128x256,
     GCONV_IMPL_WS_128x128_2,
+    GCONV_IMPL_WS_152x256_T, /* transposed: pixels as wgmma's N (gconv_impl_ws_tr) */
     GCONV_IMPL_WS_COUNT
 };
 
 static inline GCONV_HD int gconv_impl_ws_bm(int cfg)
 {
-    return cfg == GCONV_IMPL_WS_256x128 ? 256 : 128;
+    return cfg == GCONV_IMPL_WS_256x128 ? 256 : cfg == GCONV_IMPL_WS_152x256_T ? 152 : 128;
+}
+
+/* Whether the configuration is transposed: the tile's output channels are the wgmma's M (the
+ * weights its A operand) and its pixels the wgmma's N (the im2col rows its B), so that a tile
+ * can hold a pixel count that is not a multiple of 64 (152: the 20000 pixels of a batch of two
+ * 100x100 images in 132 tiles, one round of the H100's SMs, where 128-pixel tiles take 157).
+ * Its 152 accumulators a consumer thread need more registers than a block of 288 threads may
+ * have: registers are split among an SM's four schedulers, 16384 each, and warp w of a block
+ * runs on scheduler w % 4, so with 9 warps one scheduler holds three, two of them consumers,
+ * which caps every thread at 168 registers (ptxas's bound for 288 threads, one block per SM).
+ * So this form has a producer warpgroup (384 threads, one thread of them works) that gives
+ * registers to the consumers through setmaxnreg (which acts on whole warpgroups): each
+ * scheduler then holds one producer warp at 40 and two consumer warps at 232
+ * ((40 + 2 x 232) x 32 = 16128). */
+static inline GCONV_HD int gconv_impl_ws_tr(int cfg)
+{
+    return cfg == GCONV_IMPL_WS_152x256_T;
 }
 
 static inline GCONV_HD int gconv_impl_ws_bn(int cfg)
 {
-    return cfg == GCONV_IMPL_WS_128x256 ? 256 : 128;
+    return cfg == GCONV_IMPL_WS_128x256 || cfg == GCONV_IMPL_WS_152x256_T ? 256 : 128;
+}
+
+static inline GCONV_HD int gconv_impl_ws_threads(int cfg)
+{
+    return gconv_impl_ws_tr(cfg) ? GCONV_IMPL_WS_THREADS_TR : GCONV_IMPL_WS_THREADS;
 }
 
 /* blocks per SM the configuration is built for */
@@ -187,6 +214,11 @@ typedef struct gconv_impl_ws_params {
 #endif
 
 #if GCONV_IMPL_HAS_WGMMA
+/* Register budget moves between warpgroups (every thread of the warpgroup executes it, n a
+ * literal multiple of 8 in 24 .. 256). */
+#define GCONV_IMPL_WS_SETMAXNREG(op, n)                                                            \
+    asm volatile("setmaxnreg." op ".sync.aligned.u32 " #n ";\n" ::: "memory")
+
 /* Barrier of the 256 consumer threads only (named barrier 1; 0 is __syncthreads). */
 static __device__ __forceinline__ void gconv_impl_ws_sync_consumers(void)
 {
@@ -279,12 +311,12 @@ static __device__ __forceinline__ void gconv_impl_ws_origin(const int *out_sp, c
 }
 
 /* Keep the compiler from moving the first n accumulators across a wgmma fence or wait (n a
- * constant after inlining). */
+ * constant after inlining, at most GCONV_IMPL_WS_ACC). */
 static __device__ __forceinline__ void gconv_impl_ws_fence_acc(float *acc, const int n)
 {
     int i;
 #pragma unroll
-    for (i = 0; i < 128; i++)
+    for (i = 0; i < GCONV_IMPL_WS_ACC; i++)
         if (i < n)
             gconv_impl_igemm_reg_fence(&acc[i]);
 }
@@ -319,6 +351,26 @@ static __device__ __forceinline__ void gconv_impl_ws_stage_acc(const float *acc,
             float2 v;
             v.x = acc[i], v.y = acc[i + 1];
             *(float2 *)&cs[r * ld + c] = v;
+        }
+}
+
+/* The transposed form: a warpgroup's accumulators are D[channel][pixel] (m64 channels from
+ * ch0, n pixels; accumulator 4 j + e of lane l in warp w is channel 16 w + l / 4 (+ 8 if
+ * e >= 2), pixel 8 j + 2 (l % 4) (+ 1 if e odd)), staged as cs[pixel][channel] so that the
+ * store reads rows of pixels as in the plain form. Neighbouring accumulators are neighbouring
+ * pixels, a row apart in cs: 4-byte stores, ld % 32 == 4 puts a warp's 32 on distinct banks
+ * (8 channels x 4 pixel pairs: bank 4 * 2 (l % 4) + l / 4). */
+static __device__ __forceinline__ void gconv_impl_ws_stage_acc_t(const float *acc, const int n,
+                                                                 float *cs, int ld, int ch0)
+{
+    const int warp = ((int)threadIdx.x >> 5) & 3, lane = (int)threadIdx.x & 31;
+    int i;
+#pragma unroll
+    for (i = 0; i < 128; i++)
+        if (i < n) {
+            const int c = ch0 + warp * 16 + (lane >> 2) + ((i & 2) << 2);
+            const int r = (i >> 2) * 8 + ((lane & 3) << 1) + (i & 1);
+            cs[r * ld + c] = acc[i];
         }
 }
 
@@ -366,21 +418,22 @@ static __device__ __forceinline__ void gconv_impl_ws_row_table(const gconv_impl_
 static __device__ __forceinline__ void gconv_impl_ws_store_d(const gconv_impl_ws_params *W,
                                                              const float *cs, const int *tab,
                                                              const int bm, const int bn,
-                                                             gconv_dtype dt, int g, int n0)
+                                                             const int ld, gconv_dtype dt, int g,
+                                                             int n0)
 {
     const gconv_impl_fwd_params *P = &W->P;
     const gconv_epilogue *e = &P->epi;
-    const int cr = bn / 8, rpp = GCONV_IMPL_WS_CONSUMERS / cr, ld = bn + GCONV_IMPL_CPAD;
-    const int nr = bm / rpp; /* rows per thread: 8 or 16 */
+    const int cr = bn / 8, rpp = GCONV_IMPL_WS_CONSUMERS / cr;
+    const int nr = (bm + rpp - 1) / rpp; /* rows per thread: at most 19 (the last may be past bm) */
     const int tid = (int)threadIdx.x, ch = tid % cr, k0 = n0 + ch * 8, r0 = tid / cr;
-    gconv_impl_igemm_u4 dv[16];
+    gconv_impl_igemm_u4 dv[19];
     int ri;
     if (k0 >= P->K)
         return;
 #pragma unroll
-    for (ri = 0; ri < 16; ri++)
+    for (ri = 0; ri < 19; ri++)
         if (ri < nr) {
-            const int ob = tab[r0 + ri * rpp];
+            const int ob = r0 + ri * rpp < bm ? tab[r0 + ri * rpp] : -1;
             const int64_t off = (W->dbias & 1u) ? (int64_t)g * e->d[0].strides.g + k0
                                                 : (int64_t)ob + k0;
             dv[ri].x = dv[ri].y = dv[ri].z = dv[ri].w = 0u; /* rows past M: not used */
@@ -388,9 +441,9 @@ static __device__ __forceinline__ void gconv_impl_ws_store_d(const gconv_impl_ws
                 dv[ri] = gconv_impl_igemm_ld_global16((const unsigned short *)e->d[0].data + off);
         }
 #pragma unroll
-    for (ri = 0; ri < 16; ri++)
+    for (ri = 0; ri < 19; ri++)
         if (ri < nr) {
-            const int r = r0 + ri * rpp, ob = tab[r];
+            const int r = r0 + ri * rpp, ob = r < bm ? tab[r] : -1;
             float y[8];
             int i, j;
             if (ob < 0)
@@ -426,10 +479,10 @@ static __device__ __forceinline__ void gconv_impl_ws_store(const gconv_impl_fwd_
                                                            const gconv_epilogue *e,
                                                            const float *cs, const int *tab,
                                                            const int bm, const int bn,
-                                                           gconv_dtype dt, int g, int n0,
-                                                           gconv_impl_epi_fn epi)
+                                                           const int ld, gconv_dtype dt, int g,
+                                                           int n0, gconv_impl_epi_fn epi)
 {
-    const int cr = bn / 8, rpp = GCONV_IMPL_WS_CONSUMERS / cr, ld = bn + GCONV_IMPL_CPAD;
+    const int cr = bn / 8, rpp = GCONV_IMPL_WS_CONSUMERS / cr;
     const int tid = (int)threadIdx.x, ch = tid % cr, k0 = n0 + ch * 8;
     const int vec = P->out_vec && k0 + 8 <= P->K;
     int r;
@@ -518,13 +571,17 @@ static __device__ __forceinline__ void gconv_impl_ws_produce(const gconv_impl_ws
  * block, MW blocks of NA accumulators), commit, and give the previous stage back. MN (a
  * literal): 0 B K-major ([BN][64] rows of 128 bytes, k-step ks 32 bytes on), 2 B MN-major (the
  * in-place backward-data weights: BN / 64 boxes of 64 reduction rows x 64 channels, 8 KB
- * apart, k-step ks 16 rows = 2 KB on). Returns with every wgmma retired. */
+ * apart, k-step ks 16 rows = 2 KB on). TR (a literal): the transposed tile, the stage's
+ * weights are the wgmma's A (m64 block mb of warpgroup wg: the 64 channels from 64 (MW wg +
+ * mb), weight rows there or with MN 2 that box read MN-major) and its bm im2col rows the B of
+ * m64 x bm instructions. Returns with every wgmma retired. */
 static __device__ __forceinline__ void gconv_impl_ws_mainloop(float *acc, unsigned sbase,
                                                               unsigned full0, unsigned empty0,
                                                               const int S, const int SB, int KT,
                                                               int wg, const int bm, const int bn,
                                                               const int MW, const int NA,
-                                                              const gconv_dtype dt, const int MN)
+                                                              const gconv_dtype dt, const int MN,
+                                                              const int TR)
 {
     int kt, s = 0, use = 0, ps = 0;
     for (kt = 0; kt < KT; kt++) {
@@ -533,9 +590,30 @@ static __device__ __forceinline__ void gconv_impl_ws_mainloop(float *acc, unsign
         gconv_impl_mbar_try_wait(full0 + 8u * (unsigned)s, (unsigned)use & 1u);
         gconv_impl_ws_fence_acc(acc, MW * NA);
         gconv_impl_igemm_wgmma_fence();
+        if (TR) {
+            /* m64 block mb of the warpgroup: channels 64 (MW wg + mb) on */
+#pragma unroll
+            for (mb = 0; mb < 2; mb++)
+                if (mb < MW) {
+                    const unsigned w = st + (unsigned)(bm * 128);
+                    const int cb = MW * wg + mb;
+#pragma unroll
+                    for (ks = 0; ks < 4; ks++) {
+                        const unsigned long long da =
+                            MN ? gconv_impl_igemm_wgmma_desc_mn(
+                                     w + (unsigned)(cb * 8192 + 2048 * ks), 8192)
+                               : gconv_impl_igemm_wgmma_desc(
+                                     w + (unsigned)(cb * 64 * 128 + 32 * ks), 128);
+                        const unsigned long long db =
+                            gconv_impl_igemm_wgmma_desc(st + (unsigned)(32 * ks), 128);
+                        gconv_impl_igemm_wgmma(acc + mb * NA, da, db, kt > 0 || ks > 0, bm, dt,
+                                               MN ? 3 : 0);
+                    }
+                }
+        }
 #pragma unroll
         for (mb = 0; mb < 2; mb++)
-            if (mb < MW) {
+            if (!TR && mb < MW) {
 #pragma unroll
                 for (ks = 0; ks < 4; ks++) {
                     const unsigned a = st + (unsigned)((wg * (bm / 2) + mb * 64) * 128 + 32 * ks);
@@ -561,13 +639,17 @@ static __device__ __forceinline__ void gconv_impl_ws_mainloop(float *acc, unsign
 /* One block computes a BM x BN tile of one group's output (grid: G * mt * nt blocks, tiles in
  * gconv_impl_igemm_raster order). W: the kernel's __grid_constant__ parameters; bm, bn: a
  * configuration's, as literal constants; WTR (a literal): 1 where the kernel also takes
- * backward data's in-place weights (W->P.wtr), 0 for the forward's (one main loop). */
+ * backward data's in-place weights (W->P.wtr), 0 for the forward's (one main loop); TR (a
+ * literal): the transposed form (gconv_impl_ws_tr; each consumer warpgroup bn / 2 of the
+ * channels for all bm pixels; 384 threads). The stage layout and the producer are the same in
+ * both forms. */
 #if defined(GCONV_PLATFORM_CUDA)
 static __device__ __forceinline__ void gconv_impl_ws_fwd_body(const gconv_impl_ws_params *W,
                                                               const int bm, const int bn,
                                                               const int bps,
                                                               const gconv_dtype dt,
-                                                              gconv_impl_epi_fn epi, const int WTR)
+                                                              gconv_impl_epi_fn epi, const int WTR,
+                                                              const int TR)
 {
 #if GCONV_IMPL_HAS_WGMMA
     GCONV_IMPL_DYN_SMEM(smem_raw);
@@ -594,30 +676,45 @@ static __device__ __forceinline__ void gconv_impl_ws_fwd_body(const gconv_impl_w
     gconv_impl_ws_init_bars(full0, empty0, S);
 
     if (tid >= GCONV_IMPL_WS_CONSUMERS) {
+        if (TR) /* a producer warpgroup gives registers away (gconv_impl_ws_tr) */
+            GCONV_IMPL_WS_SETMAXNREG("dec", 40);
         if (tid == GCONV_IMPL_WS_CONSUMERS)
             gconv_impl_ws_produce(W, bm, bn, S, sbase, full0, empty0, g, m0, n0, KT, WTR);
         return;
     }
+    if (TR)
+        GCONV_IMPL_WS_SETMAXNREG("inc", 232);
     {
         const int wg = tid >> 7;
-        const int MW = bm / 128, NA = bn / 2; /* m64 blocks per warpgroup, accumulators each */
-        float acc[128];
+        /* m64 blocks per warpgroup, accumulators each */
+        const int MW = TR ? bn / 128 : bm / 128, NA = TR ? bm / 2 : bn / 2;
+        float acc[GCONV_IMPL_WS_ACC];
         /* one copy of the main loop per B form (the transpose immediate is part of the
          * instruction; a branch inside the loop makes ptxas serialise the wgmma) */
         if (WTR && P->wtr)
-            gconv_impl_ws_mainloop(acc, sbase, full0, empty0, S, SB, KT, wg, bm, bn, MW, NA, dt, 2);
+            gconv_impl_ws_mainloop(acc, sbase, full0, empty0, S, SB, KT, wg, bm, bn, MW, NA, dt, 2,
+                                   TR);
         else
-            gconv_impl_ws_mainloop(acc, sbase, full0, empty0, S, SB, KT, wg, bm, bn, MW, NA, dt, 0);
+            gconv_impl_ws_mainloop(acc, sbase, full0, empty0, S, SB, KT, wg, bm, bn, MW, NA, dt, 0,
+                                   TR);
         gconv_impl_ws_fence_acc(acc, MW * NA);
         gconv_impl_ws_sync_consumers(); /* no consumer reads the ring any more: stage C in it */
         {
             float *cs = (float *)smem;
-            const int ld = bn + GCONV_IMPL_CPAD;
+            /* row stride of the staged tile: % 32 == 8 for the plain form's 8-byte stores, 4
+             * for the transposed form's 4-byte ones (GCONV_IMPL_CPAD is 8) */
+            const int ld = bn + (TR ? 4 : GCONV_IMPL_CPAD);
             int *tab = (int *)(smem + bm * ld * 4); /* gconv_impl_ws_sized counted it */
-            /* block mb of the warpgroup: accumulators mb * NA .. */
-            gconv_impl_ws_stage_acc(acc, NA, cs, ld, wg * (bm / 2));
-            if (MW > 1)
-                gconv_impl_ws_stage_acc(acc + NA, NA, cs, ld, wg * (bm / 2) + 64);
+            if (TR) {
+                gconv_impl_ws_stage_acc_t(acc, NA, cs, ld, wg * (bn / 2));
+                if (MW > 1)
+                    gconv_impl_ws_stage_acc_t(acc + NA, NA, cs, ld, wg * (bn / 2) + 64);
+            } else {
+                /* block mb of the warpgroup: accumulators mb * NA .. */
+                gconv_impl_ws_stage_acc(acc, NA, cs, ld, wg * (bm / 2));
+                if (MW > 1)
+                    gconv_impl_ws_stage_acc(acc + NA, NA, cs, ld, wg * (bm / 2) + 64);
+            }
             gconv_impl_ws_row_table(P, tab, bm, g, m0);
             gconv_impl_ws_sync_consumers(); /* C and the row table staged */
             if (P->epi.num_d == 0) {
@@ -628,22 +725,22 @@ static __device__ __forceinline__ void gconv_impl_ws_fwd_body(const gconv_impl_w
                 e0.num_d = 0;
                 if (e0.act.kind == GCONV_ACT_NONE) {
                     e0.act.kind = GCONV_ACT_NONE;
-                    gconv_impl_ws_store(P, &e0, cs, tab, bm, bn, dt, g, n0, epi);
+                    gconv_impl_ws_store(P, &e0, cs, tab, bm, bn, ld, dt, g, n0, epi);
                 } else if (e0.act.kind == GCONV_ACT_RELU) {
                     e0.act.kind = GCONV_ACT_RELU;
-                    gconv_impl_ws_store(P, &e0, cs, tab, bm, bn, dt, g, n0, epi);
+                    gconv_impl_ws_store(P, &e0, cs, tab, bm, bn, ld, dt, g, n0, epi);
                 } else {
-                    gconv_impl_ws_store(P, &e0, cs, tab, bm, bn, dt, g, n0, epi);
+                    gconv_impl_ws_store(P, &e0, cs, tab, bm, bn, ld, dt, g, n0, epi);
                 }
             } else if (W->dfast && epi == gconv_impl_epilogue_apply) {
-                gconv_impl_ws_store_d(W, cs, tab, bm, bn, dt, g, n0);
+                gconv_impl_ws_store_d(W, cs, tab, bm, bn, ld, dt, g, n0);
             } else {
-                gconv_impl_ws_store(P, &P->epi, cs, tab, bm, bn, dt, g, n0, epi);
+                gconv_impl_ws_store(P, &P->epi, cs, tab, bm, bn, ld, dt, g, n0, epi);
             }
         }
     }
 #else
-    (void)W, (void)bm, (void)bn, (void)bps, (void)dt, (void)epi, (void)WTR;
+    (void)W, (void)bm, (void)bn, (void)bps, (void)dt, (void)epi, (void)WTR, (void)TR;
 #endif
 }
 #endif /* GCONV_PLATFORM_CUDA */
@@ -861,10 +958,12 @@ static inline int gconv_impl_ws_plan(gconv_impl_ws_params *W, const gconv_impl_f
  * bps blocks each: a full round of two co-resident blocks takes two tile times, a last round
  * that leaves one block per SM one) times the tile's area, over its relative rate per tile
  * measured on H100 (bench/NOTES.md, 2026-11-24 session 10, with the row-table epilogue:
- * 128x128 alone 0.855, 256x128 1.0, 128x256 1.045, 128x128 two per SM 0.86). */
+ * 128x128 alone 0.855, 256x128 1.0, 128x256 1.045, 128x128 two per SM 0.86; 152x256
+ * transposed 1.0, session 24: 35.1 us for one round of it against 90.4 for three rounds of
+ * 256x128, per output 0.90 against 0.92 ns). */
 static inline int gconv_impl_ws_pick(int64_t M, int K, int G, int sms)
 {
-    static const double eff[GCONV_IMPL_WS_COUNT] = {0.855, 1.0, 1.045, 0.86};
+    static const double eff[GCONV_IMPL_WS_COUNT] = {0.855, 1.0, 1.045, 0.86, 1.0};
     int best = 0, c;
     double bcost = 0;
     if (sms <= 0)

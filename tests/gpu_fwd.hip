@@ -899,7 +899,7 @@ static int gt_ws_in_binary(void)
     return in;
 }
 
-/* Every problem through each configuration pinned (0 .. 3) and the automatic choice (-1):
+/* Every problem through each configuration pinned (0 .. 4) and the automatic choice (-1):
  * fp16 NHWGC plain, bf16 GNHWC with bias + ReLU, and the fp16 user op on two problems. */
 static void gt_ws_run(int pin)
 {
@@ -933,6 +933,7 @@ Test(fwd, ws_128x128, .timeout = 120) { gt_ws_run(GCONV_IMPL_WS_128x128); }
 Test(fwd, ws_256x128, .timeout = 120) { gt_ws_run(GCONV_IMPL_WS_256x128); }
 Test(fwd, ws_128x256, .timeout = 120) { gt_ws_run(GCONV_IMPL_WS_128x256); }
 Test(fwd, ws_128x128_2, .timeout = 120) { gt_ws_run(GCONV_IMPL_WS_128x128_2); }
+Test(fwd, ws_152x256_t, .timeout = 120) { gt_ws_run(GCONV_IMPL_WS_152x256_T); }
 
 /* Every built-in epilogue kind on the kernel, with D tensors in the output's layout and
  * broadcast, on two problems, fp16 and bf16 (NHWGC). */
