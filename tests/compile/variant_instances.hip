@@ -36,50 +36,50 @@ static __device__ float variant_instances_hswish(const gconv_epilogue *e, gconv_
     return v * r * (1.0f / 6.0f);
 }
 
-GCONV_FWD_USER_OP(fwd_instances_user, GCONV_F16, GCONV_NHWGC, GCONV_GKYXC, variant_instances_leaky)
-GCONV_FWD_TILED(fwd_instances_tiled, GCONV_F16, GCONV_NHWGC, GCONV_GKYXC, GCONV_TILE_64x64x32)
-GCONV_BWD_DATA_USER_OP(bwd_data_instances_user, GCONV_F16, GCONV_NHWGC, GCONV_GKCYX,
+GCONV_FWD_USER_OP(variant_fwd_user, GCONV_F16, GCONV_NHWGC, GCONV_GKYXC, variant_instances_leaky)
+GCONV_FWD_TILED(variant_fwd_tiled, GCONV_F16, GCONV_NHWGC, GCONV_GKYXC, GCONV_TILE_64x64x32)
+GCONV_BWD_DATA_USER_OP(variant_bwd_data_user, GCONV_F16, GCONV_NHWGC, GCONV_GKCYX,
                        variant_instances_clip)
-GCONV_BWD_DATA_TILED(bwd_data_instances_tiled, GCONV_BF16, GCONV_NHWGC, GCONV_GKYXC,
+GCONV_BWD_DATA_TILED(variant_bwd_data_tiled, GCONV_BF16, GCONV_NHWGC, GCONV_GKYXC,
                      GCONV_TILE_64x64x32)
-GCONV_BWD_WEIGHT_TILED(bww_instances_tiled, GCONV_F16, GCONV_NHWGC, GCONV_GKYXC,
+GCONV_BWD_WEIGHT_TILED(variant_bww_tiled, GCONV_F16, GCONV_NHWGC, GCONV_GKYXC,
                        GCONV_TILE_128x64x32)
-GCONV_FUSED_FWD_USER_OP(fused_instances_user, GCONV_F16, GCONV_NHWGC, GCONV_GKYXC,
+GCONV_FUSED_FWD_USER_OP(variant_fused_user, GCONV_F16, GCONV_NHWGC, GCONV_GKYXC,
                         variant_instances_leaky)
-GCONV_FUSED_FWD_USER_ACT(fused_instances_act, GCONV_BF16, GCONV_NHWGC, GCONV_GKYXC,
+GCONV_FUSED_FWD_USER_ACT(variant_fused_act, GCONV_BF16, GCONV_NHWGC, GCONV_GKYXC,
                          variant_instances_hswish)
-GCONV_FUSED_FWD_TILED(fused_instances_tiled, GCONV_F32, GCONV_NHWGC, GCONV_GKYXC,
+GCONV_FUSED_FWD_TILED(variant_fused_tiled, GCONV_F32, GCONV_NHWGC, GCONV_GKYXC,
                       GCONV_FUSED_TILE_128x64)
 
 /* Reference every launcher so that nothing is dropped as unused. */
 int variant_instances_supported(const gconv_problem *p, int K1)
 {
-    return fwd_instances_user_supports(p, NULL, 0) + fwd_instances_tiled_supports(p, NULL, 0) +
-           bwd_data_instances_user_supports(p, NULL, 0) +
-           bwd_data_instances_tiled_supports(p, NULL, 0) +
-           (int)bwd_data_instances_tiled_workspace_size(p) +
-           bww_instances_tiled_supports(p, NULL, 0) +
-           fused_instances_user_supports(p, K1, NULL, 0) +
-           fused_instances_act_supports(p, K1, NULL, 0) +
-           fused_instances_tiled_supports(p, K1, NULL, 0);
+    return variant_fwd_user_supports(p, NULL, 0) + variant_fwd_tiled_supports(p, NULL, 0) +
+           variant_bwd_data_user_supports(p, NULL, 0) +
+           variant_bwd_data_tiled_supports(p, NULL, 0) +
+           (int)variant_bwd_data_tiled_workspace_size(p) +
+           variant_bww_tiled_supports(p, NULL, 0) +
+           variant_fused_user_supports(p, K1, NULL, 0) +
+           variant_fused_act_supports(p, K1, NULL, 0) +
+           variant_fused_tiled_supports(p, K1, NULL, 0);
 }
 
 size_t variant_instances_workspace(const gconv_problem *p, const gconv_bwd_weight_args *a)
 {
-    return bww_instances_tiled_workspace_size(p, a);
+    return variant_bww_tiled_workspace_size(p, a);
 }
 
 gconv_status variant_instances_launch(const gconv_problem *p, int K1, const void *args, int which,
                                       hipStream_t s)
 {
     switch (which) {
-    case 0: return fwd_instances_user(p, (const gconv_fwd_args *)args, s);
-    case 1: return fwd_instances_tiled(p, (const gconv_fwd_args *)args, s);
-    case 2: return bwd_data_instances_user(p, (const gconv_bwd_data_args *)args, s);
-    case 3: return bwd_data_instances_tiled(p, (const gconv_bwd_data_args *)args, s);
-    case 4: return bww_instances_tiled(p, (const gconv_bwd_weight_args *)args, s);
-    case 5: return fused_instances_user(p, K1, (const gconv_fused_fwd_args *)args, s);
-    case 6: return fused_instances_act(p, K1, (const gconv_fused_fwd_args *)args, s);
-    default: return fused_instances_tiled(p, K1, (const gconv_fused_fwd_args *)args, s);
+    case 0: return variant_fwd_user(p, (const gconv_fwd_args *)args, s);
+    case 1: return variant_fwd_tiled(p, (const gconv_fwd_args *)args, s);
+    case 2: return variant_bwd_data_user(p, (const gconv_bwd_data_args *)args, s);
+    case 3: return variant_bwd_data_tiled(p, (const gconv_bwd_data_args *)args, s);
+    case 4: return variant_bww_tiled(p, (const gconv_bwd_weight_args *)args, s);
+    case 5: return variant_fused_user(p, K1, (const gconv_fused_fwd_args *)args, s);
+    case 6: return variant_fused_act(p, K1, (const gconv_fused_fwd_args *)args, s);
+    default: return variant_fused_tiled(p, K1, (const gconv_fused_fwd_args *)args, s);
     }
 }
