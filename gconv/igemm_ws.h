@@ -111,9 +111,10 @@ static inline GCONV_HD int gconv_impl_ws_bm(int cfg)
  * can hold a pixel count that is not a multiple of 64 (152: the 20000 pixels of a batch of two
  * 100x100 images in 132 tiles, one round of the H100's SMs, where 128-pixel tiles take 157).
  * Its 152 accumulators a consumer thread need more registers than a block of 288 threads may
- * have: registers are split among an SM's four schedulers, 16384 each, and warp w of a block
- * runs on scheduler w % 4, so with 9 warps one scheduler holds three, two of them consumers,
- * which caps every thread at 168 registers (ptxas's bound for 288 threads, one block per SM).
+ * have: ptxas bounds such a block at 168 registers a thread (96 at two blocks per SM), and the
+ * runtime refused a 178-register one. That fits registers split among an SM's four schedulers,
+ * 16384 each, with warp w of a block on scheduler w % 4 (our reading, not documented): 9 warps
+ * put three on one scheduler, two of them consumers.
  * So this form has a producer warpgroup (384 threads, one thread of them works) that gives
  * registers to the consumers through setmaxnreg (which acts on whole warpgroups): each
  * scheduler then holds one producer warp at 40 and two consumer warps at 232
