@@ -1048,10 +1048,10 @@ static int gconv_impl_fwd_ws_pin GCONV_IMPL_FWD_UNUSED = -1;
 #define GCONV_IMPL_WS_BOUNDS_0(BPS) __launch_bounds__(GCONV_IMPL_WS_THREADS, BPS)
 #define GCONV_IMPL_WS_BOUNDS_1(BPS) __launch_bounds__(GCONV_IMPL_WS_THREADS_TR, BPS)
 
-/* One warp-specialised kernel: BM x BN tiles, BPS blocks of 288 threads per SM; WTR 1: it
- * also takes backward data's in-place weights (P.wtr; backward-data instantiations only, so
- * that the forward's kernels keep one main loop); TR 1: the transposed form
- * (gconv_impl_ws_tr). */
+/* One warp-specialised kernel: BM x BN tiles, BPS blocks per SM of 288 threads (384 in the
+ * transposed form); WTR 1: it also takes backward data's in-place weights (P.wtr;
+ * backward-data instantiations only, so that the forward's kernels keep one main loop); TR 1:
+ * the transposed form (gconv_impl_ws_tr). */
 #define GCONV_IMPL_FWD_WS_KERNEL(kname, T, BM, BN, BPS, EPI_FN, WTR, TR)                         \
     static __global__ void GCONV_IMPL_WS_BOUNDS_##TR(BPS)                                        \
         kname(const __grid_constant__ gconv_impl_ws_params W)                                    \

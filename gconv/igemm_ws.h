@@ -79,6 +79,9 @@
 #define GCONV_IMPL_WS_CONSUMERS 256
 #define GCONV_IMPL_WS_MAX_STAGES 8
 #define GCONV_IMPL_WS_ACC 152 /* accumulators a consumer thread holds at most (152x256T) */
+/* rows of the tile a consumer thread stores at most in gconv_impl_ws_store_d: 152 rows, 8 a
+ * pass at 256 columns (152x256T; the others 16 = 128 / 8 or 256 / 16) */
+#define GCONV_IMPL_WS_DROWS 19
 /* static shared memory of the real body: its 2 * MAX_STAGES mbarriers */
 #define GCONV_IMPL_WS_STATIC_SMEM (2 * GCONV_IMPL_WS_MAX_STAGES * 8)
 
@@ -425,14 +428,15 @@ static __device__ __forceinline__ void gconv_impl_ws_store_d(const gconv_impl_ws
     const gconv_impl_fwd_params *P = &W->P;
     const gconv_epilogue *e = &P->epi;
     const int cr = bn / 8, rpp = GCONV_IMPL_WS_CONSUMERS / cr;
-    const int nr = (bm + rpp - 1) / rpp; /* rows per thread: at most 19 (the last may be past bm) */
+    /* rows per thread, at most GCONV_IMPL_WS_DROWS (the last may be past bm) */
+    const int nr = (bm + rpp - 1) / rpp;
     const int tid = (int)threadIdx.x, ch = tid % cr, k0 = n0 + ch * 8, r0 = tid / cr;
-    gconv_impl_igemm_u4 dv[19];
+    gconv_impl_igemm_u4 dv[GCONV_IMPL_WS_DROWS];
     int ri;
     if (k0 >= P->K)
         return;
 #pragma unroll
-    for (ri = 0; ri < 19; ri++)
+    for (ri = 0; ri < GCONV_IMPL_WS_DROWS; ri++)
         if (ri < nr) {
             const int ob = r0 + ri * rpp < bm ? tab[r0 + ri * rpp] : -1;
             const int64_t off = (W->dbias & 1u) ? (int64_t)g * e->d[0].strides.g + k0
@@ -442,7 +446,7 @@ static __device__ __forceinline__ void gconv_impl_ws_store_d(const gconv_impl_ws
                 dv[ri] = gconv_impl_igemm_ld_global16((const unsigned short *)e->d[0].data + off);
         }
 #pragma unroll
-    for (ri = 0; ri < 19; ri++)
+    for (ri = 0; ri < GCONV_IMPL_WS_DROWS; ri++)
         if (ri < nr) {
             const int r = r0 + ri * rpp, ob = r < bm ? tab[r] : -1;
             float y[8];

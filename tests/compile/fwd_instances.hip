@@ -2,9 +2,8 @@
  *
  * A header compiled on its own (tests/compile/header.c) instantiates nothing, so the kernels in
  * gconv/fwd.h, igemm.h, igemm_halo.h and direct_fwd.h are only compiled where an operation is
- * instantiated. This translation unit instantiates each data type, each layout family, the
- * user-op and the pinned-tile variants once, and build.ninja compiles it for every AMD and
- * NVIDIA target with warnings as errors. It is cheap next to tests/gpu_fwd.hip, which builds
+ * instantiated. This translation unit instantiates each data type and each layout family once,
+ * and build.ninja compiles it for every AMD and NVIDIA target with warnings as errors. It is cheap next to tests/gpu_fwd.hip, which builds
  * only where a GPU will run it (see tools/test). The user-op and pinned-tile variants are in
  * tests/compile/variant_instances.hip.
  */
