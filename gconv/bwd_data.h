@@ -40,13 +40,14 @@
  *       2. C = 1 per group (depthwise, channel multipliers): direct kernels. NHWGC depthwise
  *          (C = K = 1) 3x3 with equal strides 1 or 2, no dilation, G a multiple of 4,
  *          16-byte aligned d_out / d_in: the DWB kernel (one thread = 4 channels, 8 bytes of
- *          fp16 / bf16, x 4 input columns of one input row, 8 at stride 2 without D tensors;
- *          it loads only the d_out vectors its taps reach: the column runs are aligned to the
- *          stride phase, so which of the 3 horizontal taps feed a column is known at compile
- *          time; with stride 2 it keeps in registers only the tap rows of its input row's
- *          parity (1 or 2 of 3);
- *          vectorised D-tensor epilogue). Otherwise the GENERIC kernel (one thread per input
- *          element, gathering from the output side: taps whose offset misses the stride
+ *          fp16 / bf16; it loads only the d_out vectors its taps reach: the column runs are
+ *          aligned to the stride phase, so which of the 3 horizontal taps feed a column is
+ *          known at compile time; vectorised D-tensor epilogue). Stride 1: 4 input columns of
+ *          one input row a thread. Stride 2, the rolling form: 2 input columns of a band of 8
+ *          input rows (4 with D tensors), walking down the band with the two d_out rows it
+ *          needs in registers, so each d_out row is loaded once per band and the next one's
+ *          loads overlap the current row's work. Otherwise the GENERIC kernel (one thread
+ *          per input element, gathering from the output side: taps whose offset misses the stride
  *          phase are skipped before any load; every tensor through its layout strides;
  *          64-bit offsets).
  *       3. Otherwise the implicit GEMM of gconv/igemm.h, decomposed by stride phase: for each
@@ -116,21 +117,23 @@ typedef struct gconv_bwd_data_args {
 #define GCONV_IMPL_BWDD_MAXPH 64   /* phases: MAXS^3 */
 #define GCONV_IMPL_BWDD_BLOCK 256  /* threads per block of the simple kernels */
 #define GCONV_IMPL_BWDD_DW_BLOCK 128
-#define GCONV_IMPL_BWDD_DW_TW_MAX 8 /* input columns per DWB thread, at most */
+#define GCONV_IMPL_BWDD_DW_TW_MAX 4 /* input columns per DWB thread, at most */
 /* DWB, built-in epilogue with D vectors: 1 loads the first D before the FMAs (latency hidden,
  * 8 more registers), 0 at the store (more blocks per SM) */
 #ifndef GCONV_IMPL_BWDD_DQ_EARLY
 #define GCONV_IMPL_BWDD_DQ_EARLY 0
 #endif
 
-/* Input columns per DWB thread (a multiple of the stride) for stride S and epilogue mode (see
- * gconv_impl_bwdd_dw_body): 8 at stride 2 without D tensors, where the taps and the halo
- * columns of d_out are loaded once for twice the outputs (H100, MobileNetV2 96@112 s2: 105.0 ->
- * 95.9 us at 80 registers, 6 blocks per SM); 4 elsewhere (with D tensors 8 columns lost:
- * 208.9 -> 232.6 us with a residual). */
-static inline GCONV_HD int gconv_impl_bwdd_dw_tw(int S, int mode)
+/* Input columns per thread of DWB's row form (stride 1; with 8 at stride 2 it ran MobileNetV2
+ * 96@112 s2 at 95.9 us, which the rolling form below took to 71.7). */
+#define GCONV_IMPL_BWDD_DW_TW 4
+/* The rolling form (stride 2, gconv_impl_bwdd_dwr_body): input columns per thread, and input
+ * rows per band for epilogue mode (1 plain, 2 D vectors, 0 EPI_FN; even): see
+ * GCONV_IMPL_BWDD_DWR_KERNEL for the measurements. */
+#define GCONV_IMPL_BWDD_R2_TW 2
+static inline GCONV_HD int gconv_impl_bwdd_dwr_rb(int mode)
 {
-    return S == 2 && mode == 1 ? 8 : 4;
+    return mode == 2 ? 4 : 8;
 }
 
 /* ---- GENERIC: one thread per input element, gathering from the output side ----------------- */
@@ -226,10 +229,119 @@ typedef struct gconv_impl_bwdd_dw_params {
     int ub;           /* first column tile start in u = iw + pw space (a multiple of TW) */
     int wts;          /* column tiles */
     int wei_vec;      /* weights 16-byte aligned */
-    long long items;  /* N*D * H * wts * cvs */
+    int ur, hbs;      /* rolling form (stride 2): first band's row in u = ih + ph space (even),
+                       * bands (of gconv_impl_bwdd_dwr_rb rows); hbs 0: the row form */
+    long long items;  /* N*D * H * wts * cvs, or N*D * hbs * wts * cvs (rolling) */
 } gconv_impl_bwdd_dw_params;
 
-/* One thread: channels c0 .. c0+VEC-1, input row ih, input columns iw = u0 + j - pw for
+/* A DWB item's indices, channel vector fastest: item = ((nd * rows + r) * wts + wt) * cvs + cv
+ * (rows: input rows, or bands in the rolling form); 32-bit divisions where the items fit. */
+static __device__ __forceinline__ void gconv_impl_bwdd_dw_item(const gconv_impl_bwdd_dw_params *pp,
+                                                              int64_t item, int rows, int *cv,
+                                                              int *wt, int *r, int *nd)
+{
+    if (pp->items <= INT_MAX) {
+        unsigned t = (unsigned)item;
+        *cv = (int)(t % (unsigned)pp->cvs);
+        t /= (unsigned)pp->cvs;
+        *wt = (int)(t % (unsigned)pp->wts);
+        t /= (unsigned)pp->wts;
+        *r = (int)(t % (unsigned)rows);
+        *nd = (int)(t / (unsigned)rows);
+    } else {
+        int64_t t = item;
+        *cv = (int)(t % pp->cvs);
+        t /= pp->cvs;
+        *wt = (int)(t % pp->wts);
+        t /= pp->wts;
+        *r = (int)(t % rows);
+        *nd = (int)(t / rows);
+    }
+}
+
+/* The first D tensor's vectors at input row ih, columns iw = u0 + j - pw (j < TW), channels
+ * c0 .. c0 + 3, into dq[j] (zeros outside the row; nothing without D tensors). */
+static __device__ __forceinline__ void gconv_impl_bwdd_dw_dq(
+    const gconv_impl_bwdd_dw_params *pp, const gconv_epilogue *e, const int dt, const int TW,
+    uint32_t (*dq)[4], const int c0, const int n, const int d, const int ih, const int u0)
+{
+    const int es = dt == GCONV_F32 ? 4 : 2;
+    if (e->num_d > 0) {
+        const gconv_act_strides *ds = &e->d[0].strides;
+#pragma unroll
+        for (int j = 0; j < TW; j++) {
+            const int iw = u0 + j - pp->pw;
+            if ((unsigned)iw < (unsigned)pp->W)
+                gconv_impl_ld_raw(dq[j], (const char *)e->d[0].data +
+                                             gconv_act_offset(ds, c0, n, 0, d, ih, iw) * es,
+                                  4 * es);
+            else
+                gconv_impl_zero_raw(dq[j], 4 * es);
+        }
+    }
+}
+
+/* Epilogue and store of one row piece of the DWB kernels: input row ih, columns iw = u0 + j -
+ * pw for j < TW (those inside the row), channels c0 .. c0 + 3 from acc[j][v]. mode: 1 plain
+ * (e0: e without D tensors), 2 built-in epilogue with 16-byte D vectors (early: the first D's
+ * vectors are in dq already), 0 EPI_FN per element. */
+static __device__ __forceinline__ void gconv_impl_bwdd_dw_out(
+    const gconv_impl_bwdd_dw_params *pp, char *din, const gconv_epilogue *e,
+    const gconv_epilogue *e0, gconv_impl_epi_fn epi, const int dt, const int mode, const int TW,
+    float (*acc)[4], const uint32_t (*dq)[4], const int early, const int c0, const int n,
+    const int d, const int nd, const int ih, const int u0)
+{
+    const int es = dt == GCONV_F32 ? 4 : 2;
+    const int VEC = 4, VB = 4 * es;
+    const int64_t pix = (int64_t)pp->GC * es;
+    char *op = din + (((int64_t)nd * pp->H + ih) * pp->W) * pix + (int64_t)c0 * es;
+#pragma unroll
+    for (int j = 0; j < TW; j++) {
+        const int iw = u0 + j - pp->pw;
+        if ((unsigned)iw < (unsigned)pp->W) {
+            uint32_t o[4];
+            float y[8];
+            if (mode == 1) {
+#pragma unroll
+                for (int v = 0; v < VEC; v++)
+                    y[v] = epi(e0, (gconv_dtype)dt, acc[j][v], c0 + v, n, 0, d, ih, iw);
+            } else if (mode == 2) {
+#pragma unroll
+                for (int v = 0; v < VEC; v++)
+                    y[v] = e->alpha * acc[j][v];
+#pragma unroll
+                for (int i = 0; i < GCONV_MAX_D; i++) {
+                    if (i < e->num_d) {
+                        uint32_t w[4];
+                        if (early && i == 0) {
+#pragma unroll
+                            for (int q = 0; q < 4; q++)
+                                w[q] = dq[j][q];
+                        } else {
+                            const int64_t o = gconv_act_offset(&e->d[i].strides, c0, n, 0, d, ih, iw);
+                            gconv_impl_ld_raw(w, (const char *)e->d[i].data + o * es, VB);
+                        }
+#pragma unroll
+                        for (int v = 0; v < VEC; v++)
+                            y[v] = fmaf(e->beta[i], gconv_impl_raw_elem(w, v, dt), y[v]);
+                    }
+                }
+#pragma unroll
+                for (int v = 0; v < VEC; v++)
+                    y[v] = gconv_act_apply(e->act, y[v]);
+            } else {
+#pragma unroll
+                for (int v = 0; v < VEC; v++)
+                    y[v] = epi(e, (gconv_dtype)dt, acc[j][v], c0 + v, n, 0, d, ih, iw);
+            }
+            gconv_impl_pack(o, y, VEC, dt);
+            gconv_impl_st_raw(op + (int64_t)iw * pix, o, VB);
+        }
+    }
+}
+
+/* DWB's row form (instantiated for stride 1; stride 2 takes the rolling form below).
+ * One thread: channels c0 .. c0+VEC-1, input row ih, input columns iw = u0 + j - pw for
  * j < TW, where u0 is a multiple of S. Column j takes tap kx from d_out column
  * ow = (u0 + j - kx) / S exactly when (j - kx) % S == 0, a compile-time condition, so each
  * thread loads the NS = (TW-1)/S + LO + 1 d_out vectors of a row that its taps reach
@@ -243,30 +355,14 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dw_body(
 {
     const int es = dt == GCONV_F32 ? 4 : 2;
     const int VEC = 4, VB = 4 * es; /* 4 channels (8 or 16 bytes) per thread */
-    const int Y = 3, X = 3, TW = gconv_impl_bwdd_dw_tw(S, mode);
+    const int Y = 3, X = 3, TW = GCONV_IMPL_BWDD_DW_TW;
     const int LO = (X - 1) / S;
     const int NS = (TW - 1) / S + LO + 1;
     int64_t item;
     for (item = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; item < pp->items;
          item += (int64_t)gridDim.x * blockDim.x) {
         int cv, wt, ih, nd;
-        if (pp->items <= INT_MAX) {
-            unsigned t = (unsigned)item;
-            cv = (int)(t % (unsigned)pp->cvs);
-            t /= (unsigned)pp->cvs;
-            wt = (int)(t % (unsigned)pp->wts);
-            t /= (unsigned)pp->wts;
-            ih = (int)(t % (unsigned)pp->H);
-            nd = (int)(t / (unsigned)pp->H);
-        } else {
-            int64_t t = item;
-            cv = (int)(t % pp->cvs);
-            t /= pp->cvs;
-            wt = (int)(t % pp->wts);
-            t /= pp->wts;
-            ih = (int)(t % pp->H);
-            nd = (int)(t / pp->H);
-        }
+        gconv_impl_bwdd_dw_item(pp, item, pp->H, &cv, &wt, &ih, &nd);
         {
             const int c0 = cv * VEC;
             const int u0 = pp->ub + wt * TW;
@@ -318,19 +414,8 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dw_body(
                 for (int v = 0; v < VEC; v++)
                     acc[j][v] = 0.0f;
             /* the first D tensor's vectors, loaded early (mode 2) */
-            if (GCONV_IMPL_BWDD_DQ_EARLY && mode == 2 && e->num_d > 0) {
-                const gconv_act_strides *ds = &e->d[0].strides;
-#pragma unroll
-                for (int j = 0; j < TW; j++) {
-                    const int iw = u0 + j - pp->pw;
-                    if ((unsigned)iw < (unsigned)pp->W)
-                        gconv_impl_ld_raw(dq[j], (const char *)e->d[0].data +
-                                                     gconv_act_offset(ds, c0, n, 0, d, ih, iw) * es,
-                                          VB);
-                    else
-                        gconv_impl_zero_raw(dq[j], VB);
-                }
-            }
+            if (GCONV_IMPL_BWDD_DQ_EARLY && mode == 2)
+                gconv_impl_bwdd_dw_dq(pp, e, dt, TW, dq, c0, n, d, ih, u0);
 #pragma unroll
             for (int rs = 0; rs < (S == 2 ? 2 : Y); rs++) {
                 const int ky = S != 2 ? rs : rs == 1 ? 2 : par;
@@ -362,52 +447,163 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dw_body(
                         }
                 }
             }
-            {
-                char *op = din + (((int64_t)nd * pp->H + ih) * pp->W) * pix + (int64_t)c0 * es;
+            gconv_impl_bwdd_dw_out(pp, din, e, &e0, epi, dt, mode, TW, acc, dq,
+                                   GCONV_IMPL_BWDD_DQ_EARLY, c0, n, d, nd, ih, u0);
+        }
+    }
+}
+
+
+/* ---- DWB rolling form at stride 2: a band of input rows per thread ------------------------- */
+
+/* One d_out row's vectors for a rolling DWB thread: columns ow = owb + q (q < NS), channels
+ * c0 .. c0 + 3; zeros outside the row, or for a row outside d_out. */
+static __device__ __forceinline__ void gconv_impl_bwdd_dwr_row(
+    uint32_t (*r)[4], const gconv_impl_bwdd_dw_params *pp, const char *dout, const int dt,
+    const int NS, const int nd, const int oh, const int owb, const int c0)
+{
+    const int es = dt == GCONV_F32 ? 4 : 2;
+    const int64_t pix = (int64_t)pp->GC * es;
+    if ((unsigned)oh < (unsigned)pp->Ho) {
+        const char *rp = dout + (((int64_t)nd * pp->Ho + oh) * pp->Wo) * pix + (int64_t)c0 * es;
 #pragma unroll
-                for (int j = 0; j < TW; j++) {
-                    const int iw = u0 + j - pp->pw;
-                    if ((unsigned)iw < (unsigned)pp->W) {
-                        uint32_t o[4];
-                        float y[8];
-                        if (mode == 1) {
+        for (int q = 0; q < NS; q++) {
+            const int ow = owb + q;
+            if ((unsigned)ow < (unsigned)pp->Wo)
+                gconv_impl_ld_raw(r[q], rp + ow * pix, 4 * es);
+            else
+                gconv_impl_zero_raw(r[q], 4 * es);
+        }
+    } else {
 #pragma unroll
-                            for (int v = 0; v < VEC; v++)
-                                y[v] = epi(&e0, (gconv_dtype)dt, acc[j][v], c0 + v, n, 0, d, ih, iw);
-                        } else if (mode == 2) {
+        for (int q = 0; q < NS; q++)
+            gconv_impl_zero_raw(r[q], 4 * es);
+    }
+}
+
+/* acc[j][v] += the row's vectors times tap row ky of the taps tp (raw words in the weights'
+ * order, element v * 9 + ky * 3 + kx; 16-bit pairs stay packed until this use, which keeps 18
+ * registers of taps instead of 36): column j takes vector q with tap kx where j = (q - 1) * 2 +
+ * kx (stride 2, the run starting one vector left). */
+static __device__ __forceinline__ void gconv_impl_bwdd_dwr_fma(float (*acc)[4],
+                                                              const uint32_t (*r)[4],
+                                                              const uint32_t *tp, const int ky,
+                                                              const int NS, const int TW,
+                                                              const int dt)
+{
+    float t[3][4];
 #pragma unroll
-                            for (int v = 0; v < VEC; v++)
-                                y[v] = e->alpha * acc[j][v];
+    for (int kx = 0; kx < 3; kx++)
 #pragma unroll
-                            for (int i = 0; i < GCONV_MAX_D; i++) {
-                                if (i < e->num_d) {
-                                    uint32_t w[4];
-                                    if (GCONV_IMPL_BWDD_DQ_EARLY && i == 0) {
+        for (int v = 0; v < 4; v++)
+            t[kx][v] = gconv_impl_raw_elem(tp, v * 9 + ky * 3 + kx, dt);
 #pragma unroll
-                                        for (int q = 0; q < 4; q++)
-                                            w[q] = dq[j][q];
-                                    } else {
-                                        gconv_impl_ld_raw(w, (const char *)e->d[i].data +
-                                                                 gconv_act_offset(&e->d[i].strides, c0, n, 0, d, ih, iw) * es,
-                                                          VB);
-                                    }
+    for (int q = 0; q < NS; q++)
 #pragma unroll
-                                    for (int v = 0; v < VEC; v++)
-                                        y[v] = fmaf(e->beta[i], gconv_impl_raw_elem(w, v, dt), y[v]);
-                                }
-                            }
+        for (int v = 0; v < 4; v++) {
+            const float xv = gconv_impl_raw_elem(r[q], v, dt);
 #pragma unroll
-                            for (int v = 0; v < VEC; v++)
-                                y[v] = gconv_act_apply(e->act, y[v]);
-                        } else {
+            for (int kx = 0; kx < 3; kx++) {
+                const int j = (q - 1) * 2 + kx;
+                if (j >= 0 && j < TW)
+                    acc[j][v] = fmaf(xv, t[kx][v], acc[j][v]);
+            }
+        }
+}
+
+/* Rolling DWB at stride 2 (3x3, no dilation). In u = ih + ph space, input row u = 2m takes d_out
+ * row m with tap row 0 and row m - 1 with tap row 2; row u = 2m + 1 takes row m with tap row 1.
+ * A thread owns 4 channels x TW columns (column runs aligned as in the row form) of RB
+ * consecutive rows u = ub .. ub + RB - 1 (ub even) and walks m upward with d_out rows m - 1 and
+ * m in registers: each d_out row is loaded once per band (RB / 2 + 1 rows for RB output rows,
+ * against 3 / 2 a row in the row form), and row m + 1's loads are issued before row m's FMAs,
+ * so their latency overlaps a step of work. EARLY (mode 2): the first D's vectors of both rows
+ * of a step are loaded at the step's top too. */
+static __device__ __forceinline__ void gconv_impl_bwdd_dwr_body(
+    const gconv_impl_bwdd_dw_params *pp, const char *dout, const char *wei, char *din,
+    const gconv_epilogue *e, gconv_impl_epi_fn epi, const int dt, const int mode, const int TW,
+    const int EARLY, const int RB)
+{
+    const int es = dt == GCONV_F32 ? 4 : 2;
+    const int VEC = 4;
+    const int NS = (TW - 1) / 2 + 2;
+    const int early = mode == 2 && EARLY;
+    int64_t item;
+    for (item = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; item < pp->items;
+         item += (int64_t)gridDim.x * blockDim.x) {
+        int cv, wt, hb, nd;
+        gconv_impl_bwdd_dw_item(pp, item, pp->hbs, &cv, &wt, &hb, &nd);
+        {
+            const int c0 = cv * VEC;
+            const int u0 = pp->ub + wt * TW;
+            const int owb = u0 / 2 - 1;
+            const int m0 = (pp->ur + hb * RB) / 2;
+            const int n = nd / pp->D, d = nd - n * pp->D;
+            uint32_t tp[36]; /* the 36 taps of channels c0..: 18 words for 16-bit types */
+            /* d_out rows m - 1 and m, (TW - 1) / 2 + 2 vectors each */
+            uint32_t ra[GCONV_IMPL_BWDD_DW_TW_MAX / 2 + 2][4];
+            uint32_t rb[GCONV_IMPL_BWDD_DW_TW_MAX / 2 + 2][4];
+            gconv_epilogue e0 = *e;
+            e0.num_d = 0;
+            /* with C = K = 1 both weight layouts keep group g's 9 taps contiguous at g * 9, so
+             * channels c0.. are 36 contiguous elements */
+            if (pp->wei_vec) {
+                const char *wp = wei + (int64_t)c0 * 9 * es;
 #pragma unroll
-                            for (int v = 0; v < VEC; v++)
-                                y[v] = epi(e, (gconv_dtype)dt, acc[j][v], c0 + v, n, 0, d, ih, iw);
-                        }
-                        gconv_impl_pack(o, y, VEC, dt);
-                        gconv_impl_st_raw(op + (int64_t)iw * pix, o, VB);
-                    }
+                for (int i = 0; i < 9; i++)
+                    gconv_impl_ld_raw(&tp[es * i], wp + 4 * es * i, 4 * es);
+            } else {
+#pragma unroll
+                for (int i = 0; i < 36; i++)
+                    gconv_impl_put_elem(tp, i, gconv_impl_ld_elem(wei, (int64_t)c0 * 9 + i, dt),
+                                        dt);
+            }
+            gconv_impl_bwdd_dwr_row(ra, pp, dout, dt, NS, nd, m0 - 1, owb, c0);
+            gconv_impl_bwdd_dwr_row(rb, pp, dout, dt, NS, nd, m0, owb, c0);
+#pragma unroll
+            for (int i = 0; i < RB / 2; i++) {
+                const int m = m0 + i;
+                const int ih0 = 2 * m - pp->ph, ih1 = ih0 + 1;
+                uint32_t rc[GCONV_IMPL_BWDD_DW_TW_MAX / 2 + 2][4];
+                uint32_t dq0[GCONV_IMPL_BWDD_DW_TW_MAX][4], dq1[GCONV_IMPL_BWDD_DW_TW_MAX][4];
+                float acc[GCONV_IMPL_BWDD_DW_TW_MAX][4];
+                if (i + 1 < RB / 2)
+                    gconv_impl_bwdd_dwr_row(rc, pp, dout, dt, NS, nd, m + 1, owb, c0);
+                if (early) {
+                    if ((unsigned)ih0 < (unsigned)pp->H)
+                        gconv_impl_bwdd_dw_dq(pp, e, dt, TW, dq0, c0, n, d, ih0, u0);
+                    if ((unsigned)ih1 < (unsigned)pp->H)
+                        gconv_impl_bwdd_dw_dq(pp, e, dt, TW, dq1, c0, n, d, ih1, u0);
                 }
+                if ((unsigned)ih0 < (unsigned)pp->H) {
+#pragma unroll
+                    for (int j = 0; j < TW; j++)
+#pragma unroll
+                        for (int v = 0; v < VEC; v++)
+                            acc[j][v] = 0.0f;
+                    gconv_impl_bwdd_dwr_fma(acc, rb, tp, 0, NS, TW, dt);
+                    gconv_impl_bwdd_dwr_fma(acc, ra, tp, 2, NS, TW, dt);
+                    gconv_impl_bwdd_dw_out(pp, din, e, &e0, epi, dt, mode, TW, acc, dq0, early,
+                                           c0, n, d, nd, ih0, u0);
+                }
+                if ((unsigned)ih1 < (unsigned)pp->H) {
+#pragma unroll
+                    for (int j = 0; j < TW; j++)
+#pragma unroll
+                        for (int v = 0; v < VEC; v++)
+                            acc[j][v] = 0.0f;
+                    gconv_impl_bwdd_dwr_fma(acc, rb, tp, 1, NS, TW, dt);
+                    gconv_impl_bwdd_dw_out(pp, din, e, &e0, epi, dt, mode, TW, acc, dq1, early,
+                                           c0, n, d, nd, ih1, u0);
+                }
+                /* slide: row m becomes m - 1, row m + 1 becomes m */
+#pragma unroll
+                for (int q = 0; q < NS; q++)
+#pragma unroll
+                    for (int w = 0; w < 4; w++) {
+                        ra[q][w] = rb[q][w];
+                        rb[q][w] = rc[q][w];
+                    }
             }
         }
     }
@@ -666,6 +862,7 @@ static inline gconv_status gconv_impl_bwdd_check(const gconv_problem *p,
     return GCONV_OK;
 }
 
+
 /* DWB plan: 1 when the depthwise vector kernel takes p. */
 static inline int gconv_impl_bwdd_plan_dw(const gconv_problem *p, gconv_dtype t,
                                           const gconv_bwd_data_args *a, const gconv_epilogue *epi,
@@ -701,10 +898,19 @@ static inline int gconv_impl_bwdd_plan_dw(const gconv_problem *p, gconv_dtype t,
             dvec = 0;
     }
     *mode = epi->num_d == 0 ? 1 : builtin && dvec ? 2 : 0;
-    tw = gconv_impl_bwdd_dw_tw(s, *mode);
+    if (s == 2) {
+        /* rolling form: bands of rb rows in u = ih + ph space from the even row at or below
+         * ph */
+        const int rb = gconv_impl_bwdd_dwr_rb(*mode);
+        tw = GCONV_IMPL_BWDD_R2_TW;
+        d->ur = p->pad_lo[1] & ~1;
+        d->hbs = (p->pad_lo[1] + p->in[1] - d->ur + rb - 1) / rb;
+    } else {
+        tw = GCONV_IMPL_BWDD_DW_TW;
+    }
     d->ub = (p->pad_lo[2] / tw) * tw;
     d->wts = (p->pad_lo[2] + p->in[2] - d->ub + tw - 1) / tw;
-    d->items = (long long)p->N * p->in[0] * p->in[1] * d->wts * d->cvs;
+    d->items = (long long)p->N * p->in[0] * (d->hbs ? d->hbs : p->in[1]) * d->wts * d->cvs;
     return 1;
 }
 
@@ -890,12 +1096,12 @@ enum {
     }                                                                                            \
     GCONV_IMPL_IF(DW)(                                                                           \
         GCONV_IMPL_BWDD_DW_KERNEL(name, T, EPI_FN, 1, 1, p1)                                     \
-        GCONV_IMPL_BWDD_DW_KERNEL(name, T, EPI_FN, 2, 1, p2)                                     \
         GCONV_IMPL_BWDD_DW_KERNEL(name, T, EPI_FN, 1, 0, g1)                                     \
-        GCONV_IMPL_BWDD_DW_KERNEL(name, T, EPI_FN, 2, 0, g2)                                     \
+        GCONV_IMPL_BWDD_DWR_KERNEL(name, T, EPI_FN, 1, rp)                                       \
+        GCONV_IMPL_BWDD_DWR_KERNEL(name, T, EPI_FN, 0, rg)                                       \
         GCONV_IMPL_IF(GCONV_IMPL_IS_BUILTIN_EPI(EPI_FN))(                                        \
             GCONV_IMPL_BWDD_DW_KERNEL(name, T, EPI_FN, 1, 2, v1)                                 \
-            GCONV_IMPL_BWDD_DW_KERNEL(name, T, EPI_FN, 2, 2, v2)))                               \
+            GCONV_IMPL_BWDD_DWR_KERNEL(name, T, EPI_FN, 2, rv)))                                 \
     /* direct route: DWB where it fits, else GENERIC */                                          \
     GCONV_IMPL_BWDD_UNUSED static inline gconv_status name##_direct(                             \
         const gconv_problem *p, const gconv_bwd_data_args *a, hipStream_t stream, char *why,     \
@@ -911,23 +1117,24 @@ enum {
                                         &mode_)) {                                               \
                 const dim3 gr_(gconv_impl_bwdd_grid(dw_.items, GCONV_IMPL_BWDD_DW_BLOCK));       \
                 const dim3 bl_(GCONV_IMPL_BWDD_DW_BLOCK);                                        \
-                const int s2_ = p->stride[1] == 2;                                               \
-                if (mode_ == 1 && s2_)                                                           \
-                    hipLaunchKernelGGL(name##_dw_p2, gr_, bl_, 0, stream, dw_, a->d_out, a->wei, \
+                /* stride 2: the rolling form (plan_dw set hbs); stride 1: the row form */      \
+                if (dw_.hbs && mode_ == 1)                                                       \
+                    hipLaunchKernelGGL(name##_dw_rp, gr_, bl_, 0, stream, dw_, a->d_out, a->wei, \
+                                       a->d_in, *e_);                                            \
+                GCONV_IMPL_IF(GCONV_IMPL_IS_BUILTIN_EPI(EPI_FN))(                                \
+                else if (dw_.hbs && mode_ == 2)                                                  \
+                    hipLaunchKernelGGL(name##_dw_rv, gr_, bl_, 0, stream, dw_, a->d_out, a->wei, \
+                                       a->d_in, *e_);)                                           \
+                else if (dw_.hbs)                                                                \
+                    hipLaunchKernelGGL(name##_dw_rg, gr_, bl_, 0, stream, dw_, a->d_out, a->wei, \
                                        a->d_in, *e_);                                            \
                 else if (mode_ == 1)                                                             \
                     hipLaunchKernelGGL(name##_dw_p1, gr_, bl_, 0, stream, dw_, a->d_out, a->wei, \
                                        a->d_in, *e_);                                            \
                 GCONV_IMPL_IF(GCONV_IMPL_IS_BUILTIN_EPI(EPI_FN))(                                \
-                else if (mode_ == 2 && s2_)                                                      \
-                    hipLaunchKernelGGL(name##_dw_v2, gr_, bl_, 0, stream, dw_, a->d_out, a->wei, \
-                                       a->d_in, *e_);                                            \
                 else if (mode_ == 2)                                                             \
                     hipLaunchKernelGGL(name##_dw_v1, gr_, bl_, 0, stream, dw_, a->d_out, a->wei, \
                                        a->d_in, *e_);)                                           \
-                else if (s2_)                                                                    \
-                    hipLaunchKernelGGL(name##_dw_g2, gr_, bl_, 0, stream, dw_, a->d_out, a->wei, \
-                                       a->d_in, *e_);                                            \
                 else                                                                             \
                     hipLaunchKernelGGL(name##_dw_g1, gr_, bl_, 0, stream, dw_, a->d_out, a->wei, \
                                        a->d_in, *e_);                                            \
@@ -1037,17 +1244,34 @@ enum {
         return GCONV_OK;                                                                         \
     }
 
-/* DWB register budget on CUDA: 8 blocks of 128 threads per SM (64 registers) for stride 2
- * with D vectors (4 columns a thread), 6 otherwise (80 registers; stride 2 without D tensors
- * runs 8 columns a thread there: ptxas spills 16 bytes, and 5 blocks without spills were
- * slower, 103.8 against 95.9 us); AMD keeps its default (the second argument means waves per
- * EU there). */
+/* DWB register budgets on CUDA (blocks of 128 threads per SM): the row form (stride 1) 6
+ * blocks (80 registers); the rolling form (stride 2) 8 (64 registers: its 16-bit taps stay
+ * packed, 2 columns a thread; H100, bench/NOTES.md session 25: 4 to 6 blocks with 4 columns
+ * and 10 or 12 blocks were all slower), fp32 (whose taps take 36 registers) 5. AMD keeps its
+ * default (the second argument means waves per EU there). */
 #if defined(GCONV_PLATFORM_CUDA)
-#define GCONV_IMPL_BWDD_DW_BOUNDS(S, MODE)                                                       \
-    __launch_bounds__(GCONV_IMPL_BWDD_DW_BLOCK, (S) == 2 && (MODE) == 2 ? 8 : 6)
+#define GCONV_IMPL_BWDD_DW_BOUNDS(S, MODE) __launch_bounds__(GCONV_IMPL_BWDD_DW_BLOCK, 6)
+#define GCONV_IMPL_BWDD_DWR_BOUNDS(T)                                                            \
+    __launch_bounds__(GCONV_IMPL_BWDD_DW_BLOCK, (T) == GCONV_F32 ? 5 : 8)
 #else
 #define GCONV_IMPL_BWDD_DW_BOUNDS(S, MODE) __launch_bounds__(GCONV_IMPL_BWDD_DW_BLOCK)
+#define GCONV_IMPL_BWDD_DWR_BOUNDS(T) __launch_bounds__(GCONV_IMPL_BWDD_DW_BLOCK)
 #endif
+
+/* The rolling form for one epilogue mode (1 plain, 2 D vectors, 0 EPI_FN per element): 2
+ * columns a thread, the taps packed; 8 rows a band without D tensors, 4 with them (the first
+ * D's vectors of a step's two rows loaded at the step's top). H100, MobileNetV2 96@112 s2 plain
+ * / + residual: bands of 6 / 8 / 10 / 12 rows 71.8 / 71.7 / 73.5 / 77.1 us, with a residual 2 /
+ * 4 / 8 rows 140.4 / 133.4 / 155.3 (bench/NOTES.md). */
+#define GCONV_IMPL_BWDD_DWR_KERNEL(name, T, EPI_FN, MODE, tag)                                   \
+    static __global__ void GCONV_IMPL_BWDD_DWR_BOUNDS(T)                                         \
+        name##_dw_##tag(const gconv_impl_bwdd_dw_params pp, const void *dout, const void *wei,   \
+                        void *din, const gconv_epilogue e)                                       \
+    {                                                                                            \
+        gconv_impl_bwdd_dwr_body(&pp, (const char *)dout, (const char *)wei, (char *)din, &e,    \
+                                 EPI_FN, T, MODE, GCONV_IMPL_BWDD_R2_TW, (MODE) == 2,            \
+                                 gconv_impl_bwdd_dwr_rb(MODE));                                  \
+    }
 
 #define GCONV_IMPL_BWDD_DW_KERNEL(name, T, EPI_FN, S, MODE, tag)                                 \
     static __global__ void GCONV_IMPL_BWDD_DW_BOUNDS(S, MODE)                                         \
