@@ -1947,9 +1947,9 @@ static __device__ __forceinline__ void gconv_impl_bwh_fill(const gconv_impl_bwh_
     const int gv = gconv_impl_halo_gv(hi, chunk, &g0);
     if ((int)threadIdx.x >= GCONV_IMPL_HALO_THREADS)
         return;
-    gconv_impl_halo_fill(hi, buf, pin, n, band * hi->R, g0, gv, 0);
+    gconv_impl_halo_fill(hi, buf, pin, n, band * hi->R, g0, gv, 0, 1);
     gconv_impl_halo_fill(&P->ho, buf + hi->P * GCONV_IMPL_HALO_PS, pout, n, band * hi->R, g0, gv,
-                         0);
+                         0, 1);
 }
 
 #endif

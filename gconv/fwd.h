@@ -997,7 +997,9 @@ static inline int gconv_impl_occupancy(const void *k, int threads, int smem)
     do {                                                                                         \
         static unsigned gconv_impl_done_ = 0;                                                    \
         static int gconv_impl_occ_smem_ = -1, gconv_impl_occ_dev_ = -1, gconv_impl_occ_ = 0;     \
-        const int smem_ = gconv_impl_halo_smem(&(H));                                            \
+        int smem_;                                                                               \
+        gconv_impl_halo_plan_stage(&(H)); /* plain one-n-tile stores: staged, 16-byte pieces */   \
+        smem_ = gconv_impl_halo_smem(&(H));                                                      \
         int dev_ = 0;                                                                            \
         /* the size varies per problem: raise the limit once to the most any plan uses */       \
         if (gconv_impl_fwd_smem_attr((const void *)k, GCONV_IMPL_HALO_SMEM_LIMIT,               \

@@ -54,11 +54,14 @@
  * k-step, loads B for NT = ceil(K / 8) n-tiles (NT 1, 2 or 4, rounded up) and, per m-tile,
  * A with one ldmatrix.x4 straight from the halo (each lane addresses its own pixel and tap),
  * then issues MT x NT m16n8k16 mma.sync with MT = 4 / NT. The epilogue stores pairs of output
- * channels (32-bit) straight from the accumulators: the plain store as is; the built-in
- * epilogue with every D tensor in the output's layout (a residual) reads D's words at the
- * same index (one D: loaded before the math, so the load overlaps it); anything else (a bias,
- * other strides, a user op) calls the epilogue function per element from a rolled loop, so
- * its code exists once.
+ * channels (32-bit) straight from the accumulators, except the plain store of one-n-tile plans
+ * (K <= 8: a unit's GB * K <= 64 channels a pixel) with 16-byte aligned output strides, which
+ * the warps pack into a staging tile in shared memory that the block then writes in 16-byte
+ * pieces, whole 128-byte lines of a pixel (gconv_impl_halo_plan_stage); else: the plain store
+ * as is; the built-in epilogue with every D tensor in the output's layout (a residual) reads
+ * D's words at the same index (one D: loaded before the math, so the load overlaps it);
+ * anything else (a bias, other strides, a user op) calls the epilogue function per element
+ * from a rolled loop, so its code exists once.
  *
  * Used by gconv/fwd.h (GCONV_FWD dispatch) and gconv/bwd_data.h (stride-1 backward data as a
  * forward convolution); needs a HIP or CUDA compiler.
@@ -80,6 +83,7 @@
 #define GCONV_IMPL_HALO_MIN_BLOCKS1 3
 #endif
 #define GCONV_IMPL_HALO_PS 144                /* bytes per halo pixel: 64 channels + 8 pad */
+#define GCONV_IMPL_HALO_SROW 36               /* words per staged output pixel: 32 + 4 pad */
 #define GCONV_IMPL_HALO_MAX_SMEM (110 * 1024) /* two halos + weights + tables, at most */
 #define GCONV_IMPL_HALO_MAX_TAPS 1024
 /* 1: the forward kernel's halo copies go through L1 (cp.async.ca: a block's consecutive units
@@ -130,6 +134,9 @@ typedef struct gconv_impl_halo_params {
     int wtr;                 /* weights as the problem's own GKYXC, read transposed (below) */
     int wkp, wgs;            /* wtr: bytes per weight row block k (taps * K * 2 + pad), per group */
     int halo_bytes, w_bytes; /* one halo buffer; the weights */
+    int ostage, stage_off;   /* plain one-n-tile stores staged in shared memory at stage_off
+                                (GCONV_IMPL_HALO_SROW words a virtual pixel) and written in
+                                16-byte pieces (gconv_impl_halo_stage_out) */
     int in_n, in_h, in_w;    /* input strides of n, h, w (elements) */
     int out_n, out_h, out_w;
 } gconv_impl_halo_params;
@@ -328,8 +335,8 @@ static __device__ __forceinline__ void gconv_impl_halo_store(const gconv_impl_ha
 static __device__ __forceinline__ void gconv_impl_halo_items(
     const gconv_impl_halo_params *P, gconv_dtype dt, gconv_impl_epi_fn epi, int plain, int fastd,
     const unsigned char *halo, const unsigned char *wsm, const int *offs, const int *ko,
-    const int *boffs, const int *pixrel, int n, int oh0, int qlim, int ob2, int g0, int gv,
-    int gl0, int mi0, const int NT, const int KSL, const int TR)
+    const int *boffs, const int *pixrel, unsigned *stage, int n, int oh0, int qlim, int ob2,
+    int g0, int gv, int gl0, int mi0, const int NT, const int KSL, const int TR, const int F1)
 {
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
     const int MT = 4 / NT;
@@ -399,7 +406,17 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
          * q = m0 + 16 * mt + r8 (+8 for e = 2), output channels k = 8 * nt + q2, k + 1 of
          * group g: the 32-bit word (g * K + k) / 2 past the pixel's (pixrel holds its offset
          * from the band's first row in words; K, k even) */
-        {
+        if (F1 && P->ostage) {
+            /* pack into the unit's staging tile: pixel q, word (gl K + q2) / 2 (NT = 1) */
+            unsigned *st = stage + gl * (K >> 1) + (q2 >> 1);
+            if (q2 < K)
+#pragma unroll
+                for (mt = 0; mt < MT; mt++)
+#pragma unroll
+                    for (e = 0; e < 4; e += 2)
+                        st[(m0 + mt * 16 + r8 + (e ? 8 : 0)) * GCONV_IMPL_HALO_SROW] =
+                            gconv_impl_halo_pack(acc[mt][0][e], acc[mt][0][e + 1], dt);
+        } else {
             if (plain)
                 gconv_impl_halo_store(P, dt, acc, dv, og, pixrel, m0, r8, q2, qlim, NT, 0);
             else if (fastd)
@@ -442,13 +459,16 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
             }
         }
         mi += GCONV_IMPL_HALO_THREADS / 32;
-        while (mi >= mtp)
-            mi -= mtp, gl++;
+        if (F1 && mtp == 1) /* one m-tile group a unit: the next item is 8 groups on */
+            gl += mi, mi = 0;
+        else
+            while (mi >= mtp)
+                mi -= mtp, gl++;
     }
 #else
     (void)P, (void)dt, (void)epi, (void)plain, (void)fastd, (void)halo, (void)wsm, (void)offs, (void)ko;
     (void)pixrel, (void)n, (void)oh0, (void)qlim, (void)ob2, (void)g0, (void)gv, (void)gl0;
-    (void)mi0, (void)NT, (void)boffs, (void)TR;
+    (void)mi0, (void)NT, (void)boffs, (void)TR, (void)F1, (void)stage;
     (void)KSL;
 #endif
 }
@@ -493,7 +513,7 @@ static __device__ __forceinline__ int gconv_impl_halo_gv(const gconv_impl_halo_p
 static __device__ __forceinline__ void gconv_impl_halo_fill(const gconv_impl_halo_params *P,
                                                             unsigned char *halo, const int2 *pixin,
                                                             int n, int oh0, int g0, int gv,
-                                                            const int CA)
+                                                            const int CA, const int FB)
 {
     const int tid = (int)threadIdx.x, q = tid & 7;
     const unsigned short *in = (const unsigned short *)P->in;
@@ -502,12 +522,32 @@ static __device__ __forceinline__ void gconv_impl_halo_fill(const gconv_impl_hal
      * which pixin carries (negative for the top pad rows: only valid copies use it) */
     const int uoff = n * P->in_n + ih0 * P->in_h + g0 * P->C + q * 8;
     const unsigned hs = gconv_impl_igemm_smem_addr(halo) + (unsigned)q * 16u;
-    int p;
-    for (p = tid >> 3; p < P->P; p += GCONV_IMPL_HALO_THREADS / 8) {
-        const int2 t = pixin[p];
-        const int ok = okq && t.x >= 0 && (unsigned)(ih0 + t.y) < (unsigned)P->H;
-        gconv_impl_igemm_cp_async16_l1(hs + (unsigned)(p * GCONV_IMPL_HALO_PS),
-                                       in + (ok ? (unsigned)(uoff + t.x) : 0u), ok, CA);
+    const int PS = GCONV_IMPL_HALO_THREADS / 8; /* pixels a pass of the block */
+    int p, j;
+    if (FB == 1) {
+        for (p = tid >> 3; p < P->P; p += PS) {
+            const int2 t = pixin[p];
+            const int ok = okq && t.x >= 0 && (unsigned)(ih0 + t.y) < (unsigned)P->H;
+            gconv_impl_igemm_cp_async16_l1(hs + (unsigned)(p * GCONV_IMPL_HALO_PS),
+                                           in + (ok ? (unsigned)(uoff + t.x) : 0u), ok, CA);
+        }
+        return;
+    }
+    /* batches of FB (a literal, at most 8) pixels a thread: the FB table loads first, then the
+     * FB copies, so that the loads' latency is paid once a batch, not once a copy (the copies'
+     * asm statements keep them in program order) */
+    for (p = tid >> 3; p < P->P; p += FB * PS) {
+        int2 t[8];
+#pragma unroll
+        for (j = 0; j < FB; j++)
+            t[j] = p + j * PS < P->P ? pixin[p + j * PS] : make_int2(-1, 0);
+#pragma unroll
+        for (j = 0; j < FB; j++) {
+            const int ok = okq && t[j].x >= 0 && (unsigned)(ih0 + t[j].y) < (unsigned)P->H;
+            if (p + j * PS < P->P)
+                gconv_impl_igemm_cp_async16_l1(hs + (unsigned)((p + j * PS) * GCONV_IMPL_HALO_PS),
+                                               in + (ok ? (unsigned)(uoff + t[j].x) : 0u), ok, CA);
+        }
     }
 }
 
@@ -578,6 +618,27 @@ static __device__ __forceinline__ void gconv_impl_halo_wfill(const gconv_impl_ha
 #endif
 
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
+/* Write a unit's staged plain outputs (P->ostage): virtual pixels q < qlim that are real
+ * (pixrel[q] >= 0), GB * K channels each in 16-byte pieces from the staging tile (rows of
+ * GCONV_IMPL_HALO_SROW words: a quarter warp's 8 pieces of one row, 128 bytes, hit every bank
+ * once). The plan checked that every piece's global word offset is a multiple of 4. */
+static __device__ __forceinline__ void gconv_impl_halo_stage_out(const gconv_impl_halo_params *P,
+                                                                const unsigned *stage,
+                                                                const int *pixrel, int qlim,
+                                                                int ob2, int g0)
+{
+    const int cw = (P->GB * P->K) >> 3; /* 16-byte pieces a pixel */
+    unsigned *og = (unsigned *)P->out + ob2 + ((g0 * P->K) >> 1);
+    int i;
+    for (i = (int)threadIdx.x; i < qlim * cw; i += GCONV_IMPL_HALO_THREADS) {
+        const int q = cw == 8 ? i >> 3 : i / cw, c = i - q * cw;
+        const int po = pixrel[q];
+        if (po >= 0)
+            *(uint4 *)(og + po + 4 * c) =
+                *(const uint4 *)(stage + q * GCONV_IMPL_HALO_SROW + 4 * c);
+    }
+}
+
 /* The unit loop of a block for NT n-tiles and KSL (see gconv_impl_halo_items; literals): units
  * [u, uend), the first one's weights and halo already issued into buffer 0; TR: wtr. */
 static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_halo_params *P,
@@ -585,7 +646,7 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
                                                             int plain, int fastd,
                                                             unsigned char *smem, int u,
                                                             int uend, const int NT, const int KSL,
-                                                            const int TR)
+                                                            const int TR, const int FB)
 {
     const int hb = P->halo_bytes;
     const unsigned char *wsm = smem + 2 * hb;
@@ -593,6 +654,7 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
     const int *pixrel = offs + P->KS * 32;
     const int2 *pixin = (const int2 *)(pixrel + P->Q);
     const int *boffs = (const int *)(pixin + P->P);
+    unsigned *stage = (unsigned *)(smem + P->stage_off);
     int ko[GCONV_IMPL_HALO_KO_MAX];
     /* this warp's first item (group gl0, m-tile group mi0): the same in every unit, so the
      * division is done once per block, not per unit */
@@ -620,10 +682,14 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
         gconv_impl_igemm_cp_wait(0);
         __syncthreads();
         if (same)
-            gconv_impl_halo_fill(P, nxt, pixin, nn, nband * P->R, g0, gv, GCONV_IMPL_HALO_CA);
+            gconv_impl_halo_fill(P, nxt, pixin, nn, nband * P->R, g0, gv, GCONV_IMPL_HALO_CA, FB);
         gconv_impl_igemm_cp_commit();
-        gconv_impl_halo_items(P, dt, epi, plain, fastd, cur, wsm, offs, ko, boffs, pixrel, n, oh0,
-                              rows * P->Wp, ob2, g0, gv, gl0, mi0, NT, KSL, TR);
+        gconv_impl_halo_items(P, dt, epi, plain, fastd, cur, wsm, offs, ko, boffs, pixrel, stage,
+                              n, oh0, rows * P->Wp, ob2, g0, gv, gl0, mi0, NT, KSL, TR, FB == 8);
+        if (FB == 8 && P->ostage) {
+            __syncthreads(); /* every warp's words of the unit are in the staging tile */
+            gconv_impl_halo_stage_out(P, stage, pixrel, rows * P->Wp, ob2, g0);
+        }
         if (u + 1 < uend && !same) {
             /* the next unit is in the next chunk: its weights replace these once every warp
              * is done with them */
@@ -631,7 +697,8 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
             const int ngv = gconv_impl_halo_gv(P, nchunk, &ng0);
             __syncthreads();
             gconv_impl_halo_wfill(P, smem + 2 * hb, ng0, ngv);
-            gconv_impl_halo_fill(P, nxt, pixin, nn, nband * P->R, ng0, ngv, GCONV_IMPL_HALO_CA);
+            gconv_impl_halo_fill(P, nxt, pixin, nn, nband * P->R, ng0, ngv, GCONV_IMPL_HALO_CA,
+                                 FB);
             gconv_impl_igemm_cp_commit();
         }
         chunk = nchunk, n = nn, band = nband;
@@ -720,16 +787,24 @@ static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_hal
         int chunk, n, band, g0, gv;
         gconv_impl_halo_unit(P, u, &chunk, &n, &band);
         gv = gconv_impl_halo_gv(P, chunk, &g0);
-        gconv_impl_halo_fill(P, smem, pixin, n, band * P->R, g0, gv, GCONV_IMPL_HALO_CA);
+        gconv_impl_halo_fill(P, smem, pixin, n, band * P->R, g0, gv, GCONV_IMPL_HALO_CA, 1);
         gconv_impl_igemm_cp_commit();
     }
-    /* the 3x3 shapes with C = K (8: 5 k-steps, 16: 9, 32: 18) unroll their k loop */
+    /* the 3x3 shapes with C = K (8: 5 k-steps, 16: 9, 32: 18) unroll their k loop. FB = 8 (the
+     * two-block kernel's one-n-tile loops only): halo copies in batches of 8 and the items'
+     * advance without a loop where a unit has one m-tile group. H100, ResNeXt 128@56 / 256@28:
+     * forward 65.5-66.3 -> 62.3-63.1 / 34.0-34.1 -> 32.7-32.9 us, backward data 69.2-70.3 ->
+     * 66.5-67.3 / 35.1-35.4 -> 33.7-33.9; the same code in the three-block kernel (backward
+     * data + residual), with more n-tiles (forward 512@14, 1024@7) or in BWH's fill lost 1-10 %
+     * (bench/NOTES.md) */
 #define GCONV_IMPL_HALO_GO(nt_, ksl_)                                                            \
     do {                                                                                         \
         if (TRM && P->wtr)                                                                       \
-            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, nt_, ksl_, 1);         \
+            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, nt_, ksl_, 1,          \
+                                 (nt_) == 1 && !NT1 ? 8 : 1);                                    \
         else                                                                                     \
-            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, nt_, ksl_, 0);         \
+            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, nt_, ksl_, 0,          \
+                                 (nt_) == 1 && !NT1 ? 8 : 1);                                    \
     } while (0)
     if (NT1 || NT == 1) {
         if (P->KS == 5)
@@ -875,7 +950,27 @@ static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, c
  * offsets). */
 static inline int gconv_impl_halo_smem(const gconv_impl_halo_params *P)
 {
-    return 2 * P->halo_bytes + P->w_bytes + P->KS * 128 * (P->wtr ? 2 : 1) + P->Q * 4 + P->P * 8;
+    const int tables = 2 * P->halo_bytes + P->w_bytes + P->KS * 128 * (P->wtr ? 2 : 1) +
+                       P->Q * 4 + P->P * 8;
+    return P->ostage ? P->stage_off + P->Q * GCONV_IMPL_HALO_SROW * 4 : tables;
+}
+
+/* Stage a planned launch's plain stores (P->ostage, P->stage_off; see gconv_impl_halo_params)
+ * where they can go out in 16-byte pieces: one n-tile (K <= 8: the chunk's GB * K <= 64
+ * channels, a whole number of pieces), plain epilogue, every chunk full, output 16-byte
+ * aligned with pixel, row and image strides multiples of 8 elements, and the shared memory
+ * there. Called after gconv_impl_halo_plan and gconv_impl_halo_plan_wtr. */
+static inline void gconv_impl_halo_plan_stage(gconv_impl_halo_params *P)
+{
+    const int tables = 2 * P->halo_bytes + P->w_bytes + P->KS * 128 * (P->wtr ? 2 : 1) +
+                       P->Q * 4 + P->P * 8;
+    const int off = (tables + 15) & ~15;
+    P->ostage = 0, P->stage_off = 0;
+    if (P->NT != 1 || !P->plain || (P->GB * P->K) % 8 || P->G % P->GB ||
+        (uintptr_t)P->out % 16 || P->out_w % 8 || P->out_h % 8 || P->out_n % 8 ||
+        off + P->Q * GCONV_IMPL_HALO_SROW * 4 > GCONV_IMPL_HALO_MAX_SMEM)
+        return;
+    P->ostage = 1, P->stage_off = off;
 }
 
 /* Backward data through its forward view (gconv/bwd_data.h): switch a plan of the view to
