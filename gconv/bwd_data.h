@@ -44,7 +44,7 @@
  *          aligned to the stride phase, so which of the 3 horizontal taps feed a column is
  *          known at compile time; vectorised D-tensor epilogue). Stride 1: 4 input columns of
  *          one input row a thread. Stride 2, the rolling form: 2 input columns of a band of 8
- *          input rows (4 with D tensors), walking down the band with the two d_out rows it
+ *          input rows (4 with vector D tensors), walking down the band with the two d_out rows it
  *          needs in registers, so each d_out row is loaded once per band and the next one's
  *          loads overlap the current row's work. Otherwise the GENERIC kernel (one thread
  *          per input element, gathering from the output side: taps whose offset misses the stride
@@ -118,8 +118,9 @@ typedef struct gconv_bwd_data_args {
 #define GCONV_IMPL_BWDD_BLOCK 256  /* threads per block of the simple kernels */
 #define GCONV_IMPL_BWDD_DW_BLOCK 128
 #define GCONV_IMPL_BWDD_DW_TW_MAX 4 /* input columns per DWB thread, at most */
-/* DWB, built-in epilogue with D vectors: 1 loads the first D before the FMAs (latency hidden,
- * 8 more registers), 0 at the store (more blocks per SM) */
+/* DWB's row form, built-in epilogue with D vectors: 1 loads the first D before the FMAs
+ * (latency hidden, 8 more registers), 0 at the store (more blocks per SM); the rolling form
+ * always loads it at the top of a step */
 #ifndef GCONV_IMPL_BWDD_DQ_EARLY
 #define GCONV_IMPL_BWDD_DQ_EARLY 0
 #endif
@@ -318,8 +319,9 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dw_out(
                             for (int q = 0; q < 4; q++)
                                 w[q] = dq[j][q];
                         } else {
-                            const int64_t o = gconv_act_offset(&e->d[i].strides, c0, n, 0, d, ih, iw);
-                            gconv_impl_ld_raw(w, (const char *)e->d[i].data + o * es, VB);
+                            const int64_t doff =
+                                gconv_act_offset(&e->d[i].strides, c0, n, 0, d, ih, iw);
+                            gconv_impl_ld_raw(w, (const char *)e->d[i].data + doff * es, VB);
                         }
 #pragma unroll
                         for (int v = 0; v < VEC; v++)
@@ -514,7 +516,7 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dwr_fma(float (*acc)[4],
 /* Rolling DWB at stride 2 (3x3, no dilation). In u = ih + ph space, input row u = 2m takes d_out
  * row m with tap row 0 and row m - 1 with tap row 2; row u = 2m + 1 takes row m with tap row 1.
  * A thread owns 4 channels x TW columns (column runs aligned as in the row form) of RB
- * consecutive rows u = ub .. ub + RB - 1 (ub even) and walks m upward with d_out rows m - 1 and
+ * consecutive rows u = ur + hb * RB .. + RB - 1 (even start) and walks m upward with d_out rows m - 1 and
  * m in registers: each d_out row is loaded once per band (RB / 2 + 1 rows for RB output rows,
  * against 3 / 2 a row in the row form), and row m + 1's loads are issued before row m's FMAs,
  * so their latency overlaps a step of work. EARLY (mode 2): the first D's vectors of both rows
@@ -596,14 +598,16 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dwr_body(
                     gconv_impl_bwdd_dw_out(pp, din, e, &e0, epi, dt, mode, TW, acc, dq1, early,
                                            c0, n, d, nd, ih1, u0);
                 }
-                /* slide: row m becomes m - 1, row m + 1 becomes m */
+                /* slide: row m becomes m - 1, row m + 1 becomes m (not after the last step,
+                 * where rc was not loaded) */
+                if (i + 1 < RB / 2)
 #pragma unroll
-                for (int q = 0; q < NS; q++)
+                    for (int q = 0; q < NS; q++)
 #pragma unroll
-                    for (int w = 0; w < 4; w++) {
-                        ra[q][w] = rb[q][w];
-                        rb[q][w] = rc[q][w];
-                    }
+                        for (int w = 0; w < 4; w++) {
+                            ra[q][w] = rb[q][w];
+                            rb[q][w] = rc[q][w];
+                        }
             }
         }
     }

@@ -57,11 +57,11 @@
  * channels (32-bit) straight from the accumulators, except the plain store of one-n-tile plans
  * (K <= 8: a unit's GB * K <= 64 channels a pixel) with 16-byte aligned output strides, which
  * the warps pack into a staging tile in shared memory that the block then writes in 16-byte
- * pieces, whole 128-byte lines of a pixel (gconv_impl_halo_plan_stage); else: the plain store
- * as is; the built-in epilogue with every D tensor in the output's layout (a residual) reads
- * D's words at the same index (one D: loaded before the math, so the load overlaps it);
- * anything else (a bias, other strides, a user op) calls the epilogue function per element
- * from a rolled loop, so its code exists once.
+ * pieces (a pixel's 128-byte line where GB * K = 64; gconv_impl_halo_plan_stage); else: the
+ * plain store as is; the built-in epilogue with every D tensor in the output's layout (a
+ * residual) reads D's words at the same index (one D: loaded before the math, so the load
+ * overlaps it); anything else (a bias, other strides, a user op) calls the epilogue function
+ * per element from a rolled loop, so its code exists once.
  *
  * Used by gconv/fwd.h (GCONV_FWD dispatch) and gconv/bwd_data.h (stride-1 backward data as a
  * forward convolution); needs a HIP or CUDA compiler.
@@ -84,7 +84,7 @@
 #endif
 #define GCONV_IMPL_HALO_PS 144                /* bytes per halo pixel: 64 channels + 8 pad */
 #define GCONV_IMPL_HALO_SROW 36               /* words per staged output pixel: 32 + 4 pad */
-#define GCONV_IMPL_HALO_MAX_SMEM (110 * 1024) /* two halos + weights + tables, at most */
+#define GCONV_IMPL_HALO_MAX_SMEM (110 * 1024) /* two halos + weights + tables (+ staging) */
 #define GCONV_IMPL_HALO_MAX_TAPS 1024
 /* 1: the forward kernel's halo copies go through L1 (cp.async.ca: a block's consecutive units
  * are consecutive row bands of one image, whose halos share all but R rows; H100, ResNeXt
@@ -406,8 +406,9 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
          * q = m0 + 16 * mt + r8 (+8 for e = 2), output channels k = 8 * nt + q2, k + 1 of
          * group g: the 32-bit word (g * K + k) / 2 past the pixel's (pixrel holds its offset
          * from the band's first row in words; K, k even) */
-        if (F1 && P->ostage) {
-            /* pack into the unit's staging tile: pixel q, word (gl K + q2) / 2 (NT = 1) */
+        if (F1 && P->ostage && plain) {
+            /* pack into the unit's staging tile: pixel q, word (gl K + q2) / 2 (NT = 1); plain
+             * (not P->plain): a user op gets every value even where the struct is plain */
             unsigned *st = stage + gl * (K >> 1) + (q2 >> 1);
             if (q2 < K)
 #pragma unroll
@@ -686,7 +687,7 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
         gconv_impl_igemm_cp_commit();
         gconv_impl_halo_items(P, dt, epi, plain, fastd, cur, wsm, offs, ko, boffs, pixrel, stage,
                               n, oh0, rows * P->Wp, ob2, g0, gv, gl0, mi0, NT, KSL, TR, FB == 8);
-        if (FB == 8 && P->ostage) {
+        if (FB == 8 && P->ostage && plain) {
             __syncthreads(); /* every warp's words of the unit are in the staging tile */
             gconv_impl_halo_stage_out(P, stage, pixrel, rows * P->Wp, ob2, g0);
         }
@@ -947,7 +948,7 @@ static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, c
 }
 
 /* Shared memory of a planned launch: two halos, weights, A offsets, pixel tables (wtr: and B
- * offsets). */
+ * offsets), and the staging tile where gconv_impl_halo_plan_stage set one. */
 static inline int gconv_impl_halo_smem(const gconv_impl_halo_params *P)
 {
     const int tables = 2 * P->halo_bytes + P->w_bytes + P->KS * 128 * (P->wtr ? 2 : 1) +

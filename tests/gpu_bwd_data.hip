@@ -460,10 +460,12 @@ static const gt_fixed gt_fixed_problems[] = {
     /* depthwise vector kernel, stride 1 and 2, odd sizes */
     {2, 16, 2, 1, 1, {1, 13, 11}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
     {2, 24, 2, 1, 1, {1, 15, 17}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 1, 0}, {0, 0, 2}},
-    /* the stride-2 kernel's rolling form: several bands of rows and a partial one, the first
-     * band starting above the image (top pad 2) or at it (pad 0) */
+    /* the stride-2 kernel's rolling form: several bands of rows and a partial one; top pad 2
+     * and 0 (the first band starts at the image, d_out row m0 - 1 outside it), 3 (the first
+     * band starts a row above the image and its row m0 - 1 is d_out's first) */
     {2, 32, 3, 1, 1, {1, 37, 29}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 2, 1}, {0, 1, 0}},
     {2, 8, 1, 1, 1, {1, 20, 6}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 1, 2}},
+    {2, 16, 2, 1, 1, {1, 23, 13}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 3, 2}, {0, 2, 1}},
     /* depthwise generic (5x5 dilated), 3D */
     {3, 8, 1, 1, 1, {5, 7, 6}, {3, 3, 3}, {2, 1, 2}, {1, 2, 1}, {1, 2, 0}, {0, 1, 1}},
     /* phase GEMM with vector gathers: stride 2 (4 phases), stride 1 */

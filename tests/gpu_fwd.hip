@@ -50,9 +50,12 @@ static inline GCONV_HD float gt_user_math(float acc, float alpha, float beta0, f
 static __device__ float gt_user_op(const gconv_epilogue *e, gconv_dtype t, float acc, int g, int n,
                                    int k, int d, int h, int w)
 {
-    float d0 = gconv_impl_dev_load(t, e->d[0].data,
-                                   gconv_act_offset(&e->d[0].strides, g, n, k, d, h, w));
-    return gt_user_math(acc, e->alpha, e->beta[0], d0, g, n, k, d, h, w);
+    /* without D tensors (GT_EPI_USER_PLAIN: a plain epilogue struct) the D term is 0 */
+    float d0 = e->num_d > 0 ? gconv_impl_dev_load(t, e->d[0].data,
+                                                  gconv_act_offset(&e->d[0].strides, g, n, k,
+                                                                   d, h, w))
+                            : 0.0f;
+    return gt_user_math(acc, e->alpha, e->num_d > 0 ? e->beta[0] : 0.0f, d0, g, n, k, d, h, w);
 }
 
 /* ---- instantiations ------------------------------------------------------------------------ */
@@ -154,13 +157,14 @@ enum {
     GT_EPI_FOUR_D,     /* clamp(acc + bias + 0.5 R1 - 0.25 R2(other layout) + 2 S[n, g, k]) */
     GT_EPI_IDENTITY,   /* an explicit epilogue that is a plain store (alpha 1, nothing else) */
     GT_EPI_BUILTIN_COUNT,
-    GT_EPI_USER = GT_EPI_BUILTIN_COUNT /* gt_user_op with D0 a residual */
+    GT_EPI_USER = GT_EPI_BUILTIN_COUNT, /* gt_user_op with D0 a residual */
+    GT_EPI_USER_PLAIN                   /* gt_user_op with a plain struct (alpha 1, no D) */
 };
 
 static const char *const gt_epi_names[] = {"none", "scale", "bias", "residual", "relu",
                                            "relu6", "bilinear", "bias+relu", "scale+add",
                                            "4 D tensors", "explicit identity",
-                                           "user op"};
+                                           "user op", "user op, plain struct"};
 
 /* Kinds of D tensor: how it is broadcast and laid out. */
 enum {
@@ -225,6 +229,8 @@ static gt_epi_spec gt_epi_make(int kind)
         break;
     case GT_EPI_USER:
         s.alpha = 1.5f, s.num_d = 1, s.dkind[0] = GT_D_FULL, s.beta[0] = -0.75f;
+        break;
+    case GT_EPI_USER_PLAIN:
         break;
     }
     return s;
@@ -348,7 +354,9 @@ static int gt_fwd_case(const gt_fwd_impl *im, const gconv_problem *p, int epi_ki
     size_t es = gconv_dtype_size(t);
     int64_t n_in = gconv_in_elems(p), n_wei = gconv_wei_elems(p), n_out = gconv_out_elems(p);
     gt_rng r = gt_rng_make(seed);
-    gt_epi_spec es_ = gt_epi_make(im->user_op ? GT_EPI_USER : epi_kind);
+    gt_epi_spec es_ = gt_epi_make(!im->user_op ? epi_kind
+                                  : epi_kind == GT_EPI_USER_PLAIN ? GT_EPI_USER_PLAIN
+                                                                  : GT_EPI_USER);
     gconv_epilogue epi_dev, epi_host;
     void *h_in, *h_wei, *h_out, *h_d[GCONV_MAX_D] = {0}, *d_d[GCONV_MAX_D] = {0};
     float *ref, *ref_d[GCONV_MAX_D] = {0};
@@ -451,10 +459,12 @@ static int gt_fwd_case(const gt_fwd_impl *im, const gconv_problem *p, int epi_ki
                         for (h = 0; h < out_sp[1]; h++)
                             for (w = 0; w < out_sp[2]; w++) {
                                 int64_t o = gconv_act_offset(&so, g, n, k, d, h, w);
-                                int64_t od = gconv_act_offset(&epi_host.d[0].strides, g, n, k,
-                                                              d, h, w);
-                                ref[o] = gt_user_math(ref[o], es_.alpha, es_.beta[0],
-                                                      ref_d[0][od], g, n, k, d, h, w);
+                                float d0 = 0.0f;
+                                if (es_.num_d > 0)
+                                    d0 = ref_d[0][gconv_act_offset(&epi_host.d[0].strides, g, n,
+                                                                   k, d, h, w)];
+                                ref[o] = gt_user_math(ref[o], es_.alpha, es_.beta[0], d0, g, n, k,
+                                                      d, h, w);
                             }
     } else {
         s = gconv_ref_fwd(p, t, h_in, h_wei, ref, GCONV_F32, es_.null_epi ? NULL : &epi_host);
@@ -1027,6 +1037,31 @@ Test(fwd, epi_user_op, .timeout = 90)
         gt_run_case(im, &p, GT_EPI_USER, GT_INIT_DECIMAL, gt_rng_next(&r), 0);
     }
     gt_log_paths("user op");
+}
+
+/* The user op with a plain epilogue struct (alpha 1, no D tensors, no activation): kernels
+ * with a fast path for the built-in plain store (the halo kernel's staged store) must still
+ * call the op. The halo problems of the edge table, and random ones. */
+Test(fwd, epi_user_op_plain, .timeout = 90)
+{
+    gt_rng r = gt_rng_make(0x05E8);
+    size_t i;
+    gt_require_gpu();
+    gt_fail_count = 0;
+    for (i = 0; i < sizeof gt_epi_problems / sizeof gt_epi_problems[0]; i++) {
+        gconv_problem p;
+        gt_edge_problem(&gt_epi_problems[i], &p);
+        gt_set_layouts(&p, &gt_impl_user_f16);
+        gt_run_case(&gt_impl_user_f16, &p, GT_EPI_USER_PLAIN, GT_INIT_DECIMAL, 0x05E80 + i, 0);
+    }
+    for (i = 0; i < 20; i++) {
+        gconv_problem p;
+        gt_random_problem(&r, &p, GT_SWEEP_MAX_MACS);
+        gt_set_layouts(&p, &gt_impl_user_f16);
+        gt_run_case(&gt_impl_user_f16, &p, GT_EPI_USER_PLAIN, GT_INIT_DECIMAL, gt_rng_next(&r),
+                    0);
+    }
+    gt_log_paths("user op, plain struct");
 }
 
 /* ---- pinned tile --------------------------------------------------------------------------- */
