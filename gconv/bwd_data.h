@@ -342,124 +342,8 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dw_out(
     }
 }
 
-/* DWB's row form (instantiated for stride 1; stride 2 takes the rolling form below).
- * One thread: channels c0 .. c0+VEC-1, input row ih, input columns iw = u0 + j - pw for
- * j < TW, where u0 is a multiple of S. Column j takes tap kx from d_out column
- * ow = (u0 + j - kx) / S exactly when (j - kx) % S == 0, a compile-time condition, so each
- * thread loads the NS = (TW-1)/S + LO + 1 d_out vectors of a row that its taps reach
- * (LO = (X-1)/S columns left of u0/S) and does only the FMAs that contribute. Rows: tap ky
- * contributes when (ih + ph - ky) % S == 0 (uniform across a warp, whose threads share the
- * row). mode: 1 plain (no D tensors), 2 built-in epilogue with 16-byte D vectors (the first
- * D is loaded before the FMAs so its latency hides behind them), 0 EPI_FN per element. */
-static __device__ __forceinline__ void gconv_impl_bwdd_dw_body(
-    const gconv_impl_bwdd_dw_params *pp, const char *dout, const char *wei, char *din,
-    const gconv_epilogue *e, gconv_impl_epi_fn epi, const int dt, const int S, const int mode)
-{
-    const int es = dt == GCONV_F32 ? 4 : 2;
-    const int VEC = 4, VB = 4 * es; /* 4 channels (8 or 16 bytes) per thread */
-    const int Y = 3, X = 3, TW = GCONV_IMPL_BWDD_DW_TW;
-    const int LO = (X - 1) / S;
-    const int NS = (TW - 1) / S + LO + 1;
-    int64_t item;
-    for (item = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; item < pp->items;
-         item += (int64_t)gridDim.x * blockDim.x) {
-        int cv, wt, ih, nd;
-        gconv_impl_bwdd_dw_item(pp, item, pp->H, &cv, &wt, &ih, &nd);
-        {
-            const int c0 = cv * VEC;
-            const int u0 = pp->ub + wt * TW;
-            const int owb = u0 / S - LO;
-            const int n = nd / pp->D, d = nd - n * pp->D;
-            const int64_t pix = (int64_t)pp->GC * es; /* bytes per pixel */
-            /* tap rows in registers: all 3 for stride 1; for stride 2 only the rows whose
-             * parity matches the input row (ky = 1 alone, or ky = 0 and 2): slot 0 holds row
-             * par (0 or 1), slot 1 row 2 */
-            const int par = (ih + pp->ph) & 1;
-            float tap[3][3][4];
-            float acc[GCONV_IMPL_BWDD_DW_TW_MAX][4];
-            uint32_t dq[GCONV_IMPL_BWDD_DW_TW_MAX][4];
-            gconv_epilogue e0 = *e;
-            e0.num_d = 0;
-            /* taps of channels c0..: with C = K = 1 both weight layouts keep group g's 9 taps
-             * contiguous at g*9, so the block is VEC*9 contiguous elements (144 bytes) */
-            if (pp->wei_vec) {
-                uint32_t tr[36];
-                const char *wp = wei + (int64_t)c0 * 9 * es;
-#pragma unroll
-                for (int i = 0; i < 9; i++)
-                    gconv_impl_ld_raw(&tr[(VB / 4) * i], wp + VB * i, VB);
-#pragma unroll
-                for (int v = 0; v < VEC; v++)
-#pragma unroll
-                    for (int t = 0; t < 9; t++) {
-                        const float w = gconv_impl_raw_elem(tr, v * 9 + t, dt);
-                        if (S != 2)
-                            tap[t / 3][t % 3][v] = w;
-                        else if (t >= 6)
-                            tap[1][t % 3][v] = w;
-                        else if (t / 3 == par)
-                            tap[0][t % 3][v] = w; /* select: slot 0 is row 0 or row 1 */
-                    }
-            } else {
-#pragma unroll
-                for (int v = 0; v < VEC; v++)
-#pragma unroll
-                    for (int t = 0; t < 9; t++) {
-                        const int rs = S != 2 ? t / 3 : t >= 6 ? 1 : t / 3 == par ? 0 : -1;
-                        if (rs >= 0)
-                            tap[rs][t % 3][v] = gconv_impl_ld_elem(wei, (int64_t)(c0 + v) * 9 + t, dt);
-                    }
-            }
-#pragma unroll
-            for (int j = 0; j < TW; j++)
-#pragma unroll
-                for (int v = 0; v < VEC; v++)
-                    acc[j][v] = 0.0f;
-            /* the first D tensor's vectors, loaded early (mode 2) */
-            if (GCONV_IMPL_BWDD_DQ_EARLY && mode == 2)
-                gconv_impl_bwdd_dw_dq(pp, e, dt, TW, dq, c0, n, d, ih, u0);
-#pragma unroll
-            for (int rs = 0; rs < (S == 2 ? 2 : Y); rs++) {
-                const int ky = S != 2 ? rs : rs == 1 ? 2 : par;
-                const int t = ih + pp->ph - ky;
-                if (!(S == 2 && rs == 1 && par) && t >= 0 && t % S == 0 && t / S < pp->Ho) {
-                    const char *rp = dout + (((int64_t)nd * pp->Ho + t / S) * pp->Wo) * pix +
-                                     (int64_t)c0 * es;
-                    uint32_t dv[GCONV_IMPL_BWDD_DW_TW_MAX + 2][4];
-#pragma unroll
-                    for (int q = 0; q < NS; q++) {
-                        const int ow = owb + q;
-                        if ((unsigned)ow < (unsigned)pp->Wo)
-                            gconv_impl_ld_raw(dv[q], rp + ow * pix, VB);
-                        else
-                            gconv_impl_zero_raw(dv[q], VB);
-                    }
-#pragma unroll
-                    for (int q = 0; q < NS; q++)
-#pragma unroll
-                        for (int v = 0; v < VEC; v++) {
-                            const float xv = gconv_impl_raw_elem(dv[q], v, dt);
-#pragma unroll
-                            for (int kx = 0; kx < X; kx++) {
-                                /* the column j this (q, kx) feeds: j - kx = (q - LO) * S */
-                                const int j = (q - LO) * S + kx;
-                                if (j >= 0 && j < TW)
-                                    acc[j][v] = fmaf(xv, tap[rs][kx][v], acc[j][v]);
-                            }
-                        }
-                }
-            }
-            gconv_impl_bwdd_dw_out(pp, din, e, &e0, epi, dt, mode, TW, acc, dq,
-                                   GCONV_IMPL_BWDD_DQ_EARLY, c0, n, d, nd, ih, u0);
-        }
-    }
-}
-
-
-/* ---- DWB rolling form at stride 2: a band of input rows per thread ------------------------- */
-
-/* One d_out row's vectors for a rolling DWB thread: columns ow = owb + q (q < NS), channels
- * c0 .. c0 + 3; zeros outside the row, or for a row outside d_out. */
+/* One d_out row's vectors for a DWB thread (both forms): columns ow = owb + q (q < NS),
+ * channels c0 .. c0 + 3; zeros outside the row, or for a row outside d_out. */
 static __device__ __forceinline__ void gconv_impl_bwdd_dwr_row(
     uint32_t (*r)[4], const gconv_impl_bwdd_dw_params *pp, const char *dout, const int dt,
     const int NS, const int nd, const int oh, const int owb, const int c0)
@@ -482,6 +366,90 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dwr_row(
             gconv_impl_zero_raw(r[q], 4 * es);
     }
 }
+
+/* DWB's row form, stride 1 (stride 2 takes the rolling form below). One thread: channels
+ * c0 .. c0 + 3, input row ih, input columns iw = u0 + j - pw for j < TW. Column j takes tap kx
+ * from d_out column ow = u0 + j - kx, so the thread loads the TW + 2 d_out vectors ow = u0 - 2
+ * .. u0 + TW - 1 of each d_out row oh = ih + ph - ky its three tap rows reach. mode: 1 plain
+ * (no D tensors), 2 built-in epilogue with 16-byte D vectors (GCONV_IMPL_BWDD_DQ_EARLY: the
+ * first D loaded before the FMAs), 0 EPI_FN per element. */
+static __device__ __forceinline__ void gconv_impl_bwdd_dw_body(
+    const gconv_impl_bwdd_dw_params *pp, const char *dout, const char *wei, char *din,
+    const gconv_epilogue *e, gconv_impl_epi_fn epi, const int dt, const int mode)
+{
+    const int es = dt == GCONV_F32 ? 4 : 2;
+    const int VEC = 4, VB = 4 * es; /* 4 channels (8 or 16 bytes) per thread */
+    const int TW = GCONV_IMPL_BWDD_DW_TW, NS = TW + 2;
+    int64_t item;
+    for (item = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; item < pp->items;
+         item += (int64_t)gridDim.x * blockDim.x) {
+        int cv, wt, ih, nd;
+        gconv_impl_bwdd_dw_item(pp, item, pp->H, &cv, &wt, &ih, &nd);
+        {
+            const int c0 = cv * VEC;
+            const int u0 = pp->ub + wt * TW;
+            const int n = nd / pp->D, d = nd - n * pp->D;
+            float tap[3][3][4];
+            float acc[GCONV_IMPL_BWDD_DW_TW_MAX][4];
+            uint32_t dq[GCONV_IMPL_BWDD_DW_TW_MAX][4];
+            gconv_epilogue e0 = *e;
+            e0.num_d = 0;
+            /* taps of channels c0..: with C = K = 1 both weight layouts keep group g's 9 taps
+             * contiguous at g*9, so the block is VEC*9 contiguous elements (144 bytes) */
+            if (pp->wei_vec) {
+                uint32_t tr[36];
+                const char *wp = wei + (int64_t)c0 * 9 * es;
+#pragma unroll
+                for (int i = 0; i < 9; i++)
+                    gconv_impl_ld_raw(&tr[(VB / 4) * i], wp + VB * i, VB);
+#pragma unroll
+                for (int v = 0; v < VEC; v++)
+#pragma unroll
+                    for (int t = 0; t < 9; t++)
+                        tap[t / 3][t % 3][v] = gconv_impl_raw_elem(tr, v * 9 + t, dt);
+            } else {
+#pragma unroll
+                for (int v = 0; v < VEC; v++)
+#pragma unroll
+                    for (int t = 0; t < 9; t++)
+                        tap[t / 3][t % 3][v] =
+                            gconv_impl_ld_elem(wei, (int64_t)(c0 + v) * 9 + t, dt);
+            }
+#pragma unroll
+            for (int j = 0; j < TW; j++)
+#pragma unroll
+                for (int v = 0; v < VEC; v++)
+                    acc[j][v] = 0.0f;
+            /* the first D tensor's vectors, loaded early (mode 2) */
+            if (GCONV_IMPL_BWDD_DQ_EARLY && mode == 2)
+                gconv_impl_bwdd_dw_dq(pp, e, dt, TW, dq, c0, n, d, ih, u0);
+#pragma unroll
+            for (int ky = 0; ky < 3; ky++) {
+                const int oh = ih + pp->ph - ky;
+                if ((unsigned)oh < (unsigned)pp->Ho) {
+                    uint32_t dv[GCONV_IMPL_BWDD_DW_TW_MAX + 2][4];
+                    gconv_impl_bwdd_dwr_row(dv, pp, dout, dt, NS, nd, oh, u0 - 2, c0);
+#pragma unroll
+                    for (int q = 0; q < NS; q++)
+#pragma unroll
+                        for (int v = 0; v < VEC; v++) {
+                            const float xv = gconv_impl_raw_elem(dv[q], v, dt);
+#pragma unroll
+                            for (int kx = 0; kx < 3; kx++) {
+                                const int j = q - 2 + kx; /* the column (q, kx) feeds */
+                                if (j >= 0 && j < TW)
+                                    acc[j][v] = fmaf(xv, tap[ky][kx][v], acc[j][v]);
+                            }
+                        }
+                }
+            }
+            gconv_impl_bwdd_dw_out(pp, din, e, &e0, epi, dt, mode, TW, acc, dq,
+                                   GCONV_IMPL_BWDD_DQ_EARLY, c0, n, d, nd, ih, u0);
+        }
+    }
+}
+
+/* ---- DWB rolling form at stride 2: a band of input rows per thread ------------------------- */
 
 /* acc[j][v] += the row's vectors times tap row ky of the taps tp (raw words in the weights'
  * order, element v * 9 + ky * 3 + kx; 16-bit pairs stay packed until this use, which keeps 18
@@ -516,11 +484,11 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dwr_fma(float (*acc)[4],
 /* Rolling DWB at stride 2 (3x3, no dilation). In u = ih + ph space, input row u = 2m takes d_out
  * row m with tap row 0 and row m - 1 with tap row 2; row u = 2m + 1 takes row m with tap row 1.
  * A thread owns 4 channels x TW columns (column runs aligned as in the row form) of RB
- * consecutive rows u = ur + hb * RB .. + RB - 1 (even start) and walks m upward with d_out rows m - 1 and
- * m in registers: each d_out row is loaded once per band (RB / 2 + 1 rows for RB output rows,
- * against 3 / 2 a row in the row form), and row m + 1's loads are issued before row m's FMAs,
- * so their latency overlaps a step of work. EARLY (mode 2): the first D's vectors of both rows
- * of a step are loaded at the step's top too. */
+ * consecutive rows u = ur + hb * RB .. + RB - 1 (an even start) and walks m upward with d_out
+ * rows m - 1 and m in registers: each d_out row is loaded once per band (RB / 2 + 1 rows for RB
+ * output rows, against 3 / 2 a row with one row a thread), and row m + 1's loads are issued
+ * before row m's FMAs, so their latency overlaps a step of work. EARLY (mode 2): the first D's
+ * vectors of both rows of a step are loaded at the step's top too. */
 static __device__ __forceinline__ void gconv_impl_bwdd_dwr_body(
     const gconv_impl_bwdd_dw_params *pp, const char *dout, const char *wei, char *din,
     const gconv_epilogue *e, gconv_impl_epi_fn epi, const int dt, const int mode, const int TW,
@@ -1099,12 +1067,12 @@ enum {
         gconv_impl_bwdd_fill_body(&pp, (char *)din, &e, EPI_FN, T);                              \
     }                                                                                            \
     GCONV_IMPL_IF(DW)(                                                                           \
-        GCONV_IMPL_BWDD_DW_KERNEL(name, T, EPI_FN, 1, 1, p1)                                     \
-        GCONV_IMPL_BWDD_DW_KERNEL(name, T, EPI_FN, 1, 0, g1)                                     \
+        GCONV_IMPL_BWDD_DW_KERNEL(name, T, EPI_FN, 1, p1)                                        \
+        GCONV_IMPL_BWDD_DW_KERNEL(name, T, EPI_FN, 0, g1)                                        \
         GCONV_IMPL_BWDD_DWR_KERNEL(name, T, EPI_FN, 1, rp)                                       \
         GCONV_IMPL_BWDD_DWR_KERNEL(name, T, EPI_FN, 0, rg)                                       \
         GCONV_IMPL_IF(GCONV_IMPL_IS_BUILTIN_EPI(EPI_FN))(                                        \
-            GCONV_IMPL_BWDD_DW_KERNEL(name, T, EPI_FN, 1, 2, v1)                                 \
+            GCONV_IMPL_BWDD_DW_KERNEL(name, T, EPI_FN, 2, v1)                                    \
             GCONV_IMPL_BWDD_DWR_KERNEL(name, T, EPI_FN, 2, rv)))                                 \
     /* direct route: DWB where it fits, else GENERIC */                                          \
     GCONV_IMPL_BWDD_UNUSED static inline gconv_status name##_direct(                             \
@@ -1254,11 +1222,11 @@ enum {
  * and 10 or 12 blocks were all slower), fp32 (whose taps take 36 registers) 5. AMD keeps its
  * default (the second argument means waves per EU there). */
 #if defined(GCONV_PLATFORM_CUDA)
-#define GCONV_IMPL_BWDD_DW_BOUNDS(S, MODE) __launch_bounds__(GCONV_IMPL_BWDD_DW_BLOCK, 6)
+#define GCONV_IMPL_BWDD_DW_BOUNDS __launch_bounds__(GCONV_IMPL_BWDD_DW_BLOCK, 6)
 #define GCONV_IMPL_BWDD_DWR_BOUNDS(T)                                                            \
     __launch_bounds__(GCONV_IMPL_BWDD_DW_BLOCK, (T) == GCONV_F32 ? 5 : 8)
 #else
-#define GCONV_IMPL_BWDD_DW_BOUNDS(S, MODE) __launch_bounds__(GCONV_IMPL_BWDD_DW_BLOCK)
+#define GCONV_IMPL_BWDD_DW_BOUNDS __launch_bounds__(GCONV_IMPL_BWDD_DW_BLOCK)
 #define GCONV_IMPL_BWDD_DWR_BOUNDS(T) __launch_bounds__(GCONV_IMPL_BWDD_DW_BLOCK)
 #endif
 
@@ -1277,13 +1245,13 @@ enum {
                                  gconv_impl_bwdd_dwr_rb(MODE));                                  \
     }
 
-#define GCONV_IMPL_BWDD_DW_KERNEL(name, T, EPI_FN, S, MODE, tag)                                 \
-    static __global__ void GCONV_IMPL_BWDD_DW_BOUNDS(S, MODE)                                         \
+#define GCONV_IMPL_BWDD_DW_KERNEL(name, T, EPI_FN, MODE, tag)                                    \
+    static __global__ void GCONV_IMPL_BWDD_DW_BOUNDS                                              \
         name##_dw_##tag(const gconv_impl_bwdd_dw_params pp, const void *dout, const void *wei,   \
                         void *din, const gconv_epilogue e)                                       \
     {                                                                                            \
         gconv_impl_bwdd_dw_body(&pp, (const char *)dout, (const char *)wei, (char *)din, &e,     \
-                                EPI_FN, T, S, MODE);                                             \
+                                EPI_FN, T, MODE);                                                \
     }
 
 /* The GEMM kernels of a default instantiation (vector kinds only for NHWGC / GNHWC). */
