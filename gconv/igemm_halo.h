@@ -100,11 +100,14 @@
 #define GCONV_IMPL_HALO_KO_MAX 18
 #endif
 /* virtual output pixels per work unit, at most (a knob: smaller units balance the persistent
- * blocks better, larger ones re-read fewer halo rows). 0 (the default): 64 where a row has at
- * least 24 virtual pixels, else 128 (gconv_impl_halo_target; H100 sweep of 64 / 96 / 128 /
- * 160 / 256 on the ResNeXt layers, bench/NOTES.md: one 58-pixel row per unit at 56x56 and two
- * 30-pixel rows at 28x28 beat 128's two and four rows by 17 % and 6 %, while 14x14 wants 7
- * rows of 16); another value pins it. */
+ * blocks better, larger ones re-read fewer halo rows). 0 (the default): for the one-n-tile
+ * plans with a plain epilogue, the rows that best fill 64-pixel m-tile groups up to 128 pixels
+ * (gconv_impl_halo_rows_packed: two rows at 56x56, four at 28x28); otherwise 64 where a row has
+ * at least 24 virtual pixels, else 128 (gconv_impl_halo_target; H100 sweep of 64 / 96 / 128 /
+ * 160 / 256 on the ResNeXt layers in session 10, bench/NOTES.md: then one 58-pixel row per unit
+ * at 56x56 and two 30-pixel rows at 28x28 beat 128's two and four rows by 17 % and 6 %, while
+ * 14x14 wants 7 rows of 16; the staged store of session 25 turned the first two around);
+ * another value pins it. */
 #ifndef GCONV_IMPL_HALO_TARGET
 #define GCONV_IMPL_HALO_TARGET 0
 #endif
@@ -839,6 +842,25 @@ static inline int gconv_impl_halo_target(int Wp)
     return GCONV_IMPL_HALO_TARGET > 0 ? GCONV_IMPL_HALO_TARGET : Wp >= 24 ? 64 : 128;
 }
 
+/* Rows per unit for the one-n-tile plans with a plain epilogue (the two-block kernel's staged
+ * store): of the bands of at most 128 virtual pixels, the one that wastes the least of its
+ * 64-pixel m-tile groups, the tallest of those that tie. H100, ResNeXt forward / backward data
+ * (session 26, bench/NOTES.md): 56x56 (Wp 58) two rows against one, 128@56 59.5 -> 56.5 us /
+ * 66.9 -> 64.0; 28x28 (Wp 30) four rows against two (and three or five, which waste 30 % /
+ * 22 % of their last group), 256@28 31.5 -> 28.0. With a residual (the three-block kernel) two
+ * rows lost (103.7 -> 113.8 us at 128@56): those plans keep gconv_impl_halo_target. */
+static inline int gconv_impl_halo_rows_packed(int Wp)
+{
+    int r, best = 1;
+    double beff = 0.0;
+    for (r = 1; r * Wp <= 128; r++) {
+        const double eff = (double)(r * Wp) / (double)((r * Wp + 63) / 64 * 64);
+        if (eff >= beff - 1e-9)
+            beff = eff > beff ? eff : beff, best = r;
+    }
+    return best;
+}
+
 static inline int gconv_impl_halo_rows(int OH, int R)
 {
     int nb;
@@ -850,9 +872,16 @@ static inline int gconv_impl_halo_rows(int OH, int R)
     return (OH + nb - 1) / nb;
 }
 
+/* Whether an epilogue (NULL: none) is a plain store: alpha 1, no D tensors, no activation. */
+static inline int gconv_impl_halo_plain(const gconv_epilogue *e)
+{
+    return !e || (e->alpha == 1.0f && e->num_d == 0 && e->act.kind == GCONV_ACT_NONE);
+}
+
 /* Plan a problem for the halo kernel: 1 and the parameters, or 0 if it does not fit. The
- * launcher sets P->blocks (gconv_impl_halo_grid). Band rows: at most gconv_impl_halo_target
- * virtual pixels, halved until two halo buffers, the weights and the tables fit. */
+ * launcher sets P->blocks (gconv_impl_halo_grid). Band rows: gconv_impl_halo_rows_packed for
+ * the one-n-tile plans with a plain epilogue, else at most gconv_impl_halo_target virtual
+ * pixels; halved until two halo buffers, the weights and the tables fit. */
 static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, const void *in,
                                        const void *wei, void *out, const gconv_epilogue *epi,
                                        gconv_impl_halo_params *P)
@@ -892,7 +921,10 @@ static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, c
     MT = 4 / NT;
     wbytes = GB * NT * 8 * wrow * 2;
     Wp = OW + (p->filter[2] - 1) * p->dilation[2];
-    R = gconv_impl_halo_rows(OH, gconv_impl_halo_target(Wp) / Wp);
+    if (GCONV_IMPL_HALO_TARGET == 0 && NT == 1 && Wp >= 24 && gconv_impl_halo_plain(epi))
+        R = gconv_impl_halo_rows(OH, gconv_impl_halo_rows_packed(Wp));
+    else
+        R = gconv_impl_halo_rows(OH, gconv_impl_halo_target(Wp) / Wp);
     for (;;) {
         mtiles = (R * Wp + 15) / 16;
         MTP = (mtiles + MT - 1) / MT;
@@ -912,7 +944,7 @@ static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, c
     memset(P, 0, sizeof *P);
     P->in = in, P->wei = wei, P->out = out;
     P->epi = epi ? *epi : gconv_epi_scale(1.0f);
-    P->plain = P->epi.alpha == 1.0f && P->epi.num_d == 0 && P->epi.act.kind == GCONV_ACT_NONE;
+    P->plain = gconv_impl_halo_plain(&P->epi);
     {
         const gconv_act_strides so = gconv_out_strides(p);
         int i;
