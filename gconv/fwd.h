@@ -884,13 +884,13 @@ static inline int gconv_impl_fwd_pick(int64_t M, int N, int G, int sms)
  * for the rest (GCONV_IMPL_HALO_LAUNCH_ANY picks). */
 #define GCONV_IMPL_FWD_HALO_KERNEL(name, T, EPI_FN, TRM)                                         \
     static __global__ void __launch_bounds__(GCONV_IMPL_HALO_THREADS, GCONV_IMPL_HALO_MIN_BLOCKS)   \
-        name##_halo(gconv_impl_halo_params P)                                                    \
+        name##_halo(const GCONV_IMPL_GRID_CONST gconv_impl_halo_params P)                        \
     {                                                                                            \
         gconv_impl_halo_body(&P, T, EPI_FN, TRM, 0);                                             \
     }                                                                                            \
     static __global__ void __launch_bounds__(GCONV_IMPL_HALO_THREADS,                            \
                                              GCONV_IMPL_HALO_MIN_BLOCKS1)                        \
-        name##_halo1(gconv_impl_halo_params P)                                                   \
+        name##_halo1(const GCONV_IMPL_GRID_CONST gconv_impl_halo_params P)                       \
     {                                                                                            \
         gconv_impl_halo_body(&P, T, EPI_FN, TRM, 1);                                             \
     }
@@ -999,6 +999,7 @@ static inline int gconv_impl_occupancy(const void *k, int threads, int smem)
         static int gconv_impl_occ_smem_ = -1, gconv_impl_occ_dev_ = -1, gconv_impl_occ_ = 0;     \
         int smem_;                                                                               \
         gconv_impl_halo_plan_stage(&(H)); /* plain one-n-tile stores: staged, 16-byte pieces */   \
+        gconv_impl_halo_tma_setup(&(H), p); /* the next halos by the copy engine */              \
         smem_ = gconv_impl_halo_smem(&(H));                                                      \
         int dev_ = 0;                                                                            \
         /* the size varies per problem: raise the limit once to the most any plan uses */       \
@@ -1015,7 +1016,6 @@ static inline int gconv_impl_occupancy(const void *k, int threads, int smem)
             gconv_impl_occ_smem_ = smem_, gconv_impl_occ_dev_ = dev_;                            \
         }                                                                                        \
         gconv_impl_halo_grid(&(H), gconv_impl_occ_);                                             \
-        (void)(p);                                                                               \
         GCONV_IMPL_LAUNCH_RETURN(k, (H).blocks, GCONV_IMPL_HALO_THREADS, smem_, stream, why,    \
                                  len, H);                                                        \
     } while (0)

@@ -44,6 +44,12 @@
  * per virtual pixel its output offset within the band (-1: a column thrown away); per halo
  * pixel its input offset and row (the copies' addresses). Halo and weights arrive by cp.async
  * with zero fill; the tables are built once per block, while the first weights are in flight.
+ * Except (sm_90a device passes, the two-block kernel's one-n-tile loops, packed input): each
+ * next halo of the same chunk is one copy-engine (TMA) copy issued by thread 0, a box of 72
+ * channels (the chunk's 64 and the row pad's 8, so that it lands in the 144-byte rows as is)
+ * by Wp columns by the band's halo rows, zeros outside the image, completing an mbarrier per
+ * buffer (gconv_impl_halo_tma_setup in gconv/igemm_ws.h encodes the map; H100: ResNeXt 128@56
+ * forward 57.0 -> 52.3 us, backward data 64.8 -> 56.5, bench/NOTES.md).
  *
  * Backward data (stride 1) runs this kernel on its forward view: the weights flipped in both
  * filter axes with C and K swapped. Where the view's K is a multiple of 8 and the weights are
@@ -70,6 +76,9 @@
 #define GCONV_IGEMM_HALO_H
 
 #include "igemm.h"
+#if defined(GCONV_PLATFORM_CUDA)
+#include <cuda.h> /* CUtensorMap (the copy-engine halo copies; encoded in gconv/igemm_ws.h) */
+#endif
 
 #define GCONV_IMPL_HALO_THREADS 256
 #ifndef GCONV_IMPL_HALO_MIN_BLOCKS
@@ -113,6 +122,11 @@
 #endif
 
 typedef struct gconv_impl_halo_params {
+#if defined(GCONV_PLATFORM_CUDA)
+    CUtensorMap tmap;        /* tma: the input as [G * C][W][H][N], boxes of 72 channels (a
+                                chunk's 64 and the pad of a halo pixel's 144-byte row) x Wp
+                                columns x the band's halo rows */
+#endif
     const void *in;
     const void *wei;
     void *out;
@@ -120,6 +134,7 @@ typedef struct gconv_impl_halo_params {
     int plain;               /* epilogue is alpha 1, no D tensors, no activation */
     int dsame;               /* every D tensor has the output's strides, 4-byte aligned */
     int pair;                /* C = K = 4: each kernel group is a pair of the problem's groups */
+    int bf16;                /* the data type is bf16 (else fp16) */
     int G, C, lc, K, GB;     /* kernel groups, their channels, log2 C, K, groups per chunk */
     int N, H, W, OH, OW;     /* images, input and output sizes (1D: H = OH = 1) */
     int X, dh, dw, ph, pw;   /* filter width, dilations, low pads (rows, columns) */
@@ -142,7 +157,19 @@ typedef struct gconv_impl_halo_params {
                                 16-byte pieces (gconv_impl_halo_stage_out) */
     int in_n, in_h, in_w;    /* input strides of n, h, w (elements) */
     int out_n, out_h, out_w;
+    int tma, tbytes, tbar_off; /* the two-block kernel's one-n-tile loops copy each next halo
+                                  by the copy engine (one tiled copy of tbytes by one thread,
+                                  completing an mbarrier at tbar_off: sm_90a device passes;
+                                  gconv_impl_halo_tma_setup in gconv/igemm_ws.h) */
 } gconv_impl_halo_params;
+
+/* Kernel parameter qualifier: the halo kernels' parameters stay in parameter space (CUDA), so
+ * that the copy engine can read the tensor map from there. */
+#if defined(GCONV_PLATFORM_CUDA)
+#define GCONV_IMPL_GRID_CONST __grid_constant__
+#else
+#define GCONV_IMPL_GRID_CONST
+#endif
 
 /* The halo kernel needs mma.sync; it is planned only where the platform has it (CUDA). */
 #ifndef GCONV_IMPL_HALO_ENABLE
@@ -645,6 +672,23 @@ static __device__ __forceinline__ void gconv_impl_halo_stage_out(const gconv_imp
     }
 }
 
+#if GCONV_IMPL_HAS_WGMMA
+/* The copy engine's halo copy (tma plans): arm the mbarrier at bar for `bytes` and arrive, then
+ * one tiled copy of the map's box at (channel c, column w, row h, image n) into dst. */
+static __device__ __forceinline__ void gconv_impl_halo_tma(unsigned dst, const void *map,
+                                                           unsigned bar, unsigned bytes, int c,
+                                                           int w, int h, int n)
+{
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}\n"
+                 ::"r"(bar), "r"(bytes)
+                 : "memory");
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
+                 "l"((unsigned long long)map), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar)
+                 : "memory");
+}
+#endif
+
 /* The unit loop of a block for NT n-tiles and KSL (see gconv_impl_halo_items; literals): units
  * [u, uend), the first one's weights and halo already issued into buffer 0; TR: wtr. */
 static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_halo_params *P,
@@ -667,11 +711,31 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
     const int gl0 = ((int)threadIdx.x >> 5) / P->MTP;
     const int mi0 = ((int)threadIdx.x >> 5) - gl0 * P->MTP;
     int i, buf, chunk, n, band;
+    /* tma: the next unit's halo (same chunk) by one copy-engine copy, its arrival on mbarrier
+     * tbar[buffer] (needs the buffers 128-byte aligned in shared memory); tin: this unit's
+     * halo came so (the first unit's and those after a chunk change come by cp.async) */
+#if GCONV_IMPL_HAS_WGMMA
+    const int tma = FB == 8 && P->tma && (gconv_impl_igemm_smem_addr(smem) & 127u) == 0;
+    const unsigned tbar = gconv_impl_igemm_smem_addr(smem + P->tbar_off);
+    unsigned tph = 0u; /* bit b: the phase parity tbar[b] completes next */
+#else
+    const int tma = 0;
+#endif
+    int tin = 0;
     if (KSL && KSL <= GCONV_IMPL_HALO_KO_MAX) {
 #pragma unroll
         for (i = 0; i < KSL; i++)
             ko[i] = offs[i * 32 + ((int)threadIdx.x & 31)];
     }
+#if GCONV_IMPL_HAS_WGMMA
+    if (tma && threadIdx.x == 0) {
+        gconv_impl_mbar_init(tbar, 1);
+        gconv_impl_mbar_init(tbar + 8u, 1);
+        /* the copy engine (async proxy) completes them: make the initialised barriers
+         * visible to it (the first unit's barrier below makes them visible to the block) */
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+#endif
     gconv_impl_halo_unit(P, u, &chunk, &n, &band);
     for (buf = 0; u < uend; u++, buf ^= 1) {
         int g0;
@@ -683,12 +747,28 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
         int nchunk = chunk, nn = n, nband = band, same;
         gconv_impl_halo_next(P, &nchunk, &nn, &nband);
         same = u + 1 < uend && nchunk == chunk;
+        int tnext = 0;
+        if (tin) {
+#if GCONV_IMPL_HAS_WGMMA
+            gconv_impl_mbar_wait(tbar + 8u * (unsigned)buf, (tph >> buf) & 1u);
+            tph ^= 1u << buf;
+#endif
+        }
         /* this unit's halo (and, first time, the weights and tables) are in; every warp is done
          * with the previous unit, whose buffer the next halo overwrites */
         gconv_impl_igemm_cp_wait(0);
         __syncthreads();
-        if (same)
+        if (same && tma) {
+#if GCONV_IMPL_HAS_WGMMA
+            if (threadIdx.x == 0)
+                gconv_impl_halo_tma(gconv_impl_igemm_smem_addr(nxt), &P->tmap,
+                                    tbar + 8u * (unsigned)(buf ^ 1), (unsigned)P->tbytes,
+                                    g0 * P->C, -P->pw, nband * P->R - P->ph, nn);
+#endif
+            tnext = 1;
+        } else if (same) {
             gconv_impl_halo_fill(P, nxt, pixin, nn, nband * P->R, g0, gv, GCONV_IMPL_HALO_CA, FB);
+        }
         gconv_impl_igemm_cp_commit();
         gconv_impl_halo_items(P, dt, epi, plain, fastd, cur, wsm, offs, ko, boffs, pixrel, stage,
                               n, oh0, rows * P->Wp, ob2, g0, gv, gl0, mi0, NT, KSL, TR, FB == 8);
@@ -707,7 +787,7 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
                                  FB);
             gconv_impl_igemm_cp_commit();
         }
-        chunk = nchunk, n = nn, band = nband;
+        chunk = nchunk, n = nn, band = nband, tin = tnext;
     }
 }
 #endif
@@ -931,7 +1011,7 @@ static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, c
         /* the last item's m-tiles read up to 16 * MT * MTP - 1 plus the largest tap offset */
         Pn = 16 * MT * MTP + (p->filter[1] - 1) * p->dilation[1] * Wp +
              (p->filter[2] - 1) * p->dilation[2];
-        halo = Pn * GCONV_IMPL_HALO_PS;
+        halo = (Pn * GCONV_IMPL_HALO_PS + 127) / 128 * 128; /* copy-engine destinations */
         if (2 * halo + wbytes + KS * 128 + 16 * MT * MTP * 4 + Pn * 8 <= GCONV_IMPL_HALO_MAX_SMEM)
             break;
         if (R == 1)
@@ -956,7 +1036,7 @@ static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, c
                         sd->s[2] == so.s[2];
         }
     }
-    P->pair = pair;
+    P->pair = pair, P->bf16 = dt == GCONV_BF16;
     P->G = G, P->C = C, P->lc = lc, P->K = K, P->GB = GB;
     P->N = p->N, P->H = p->in[1], P->W = p->in[2], P->OH = OH, P->OW = OW;
     P->X = p->filter[2];
@@ -982,12 +1062,14 @@ static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, c
 }
 
 /* Shared memory of a planned launch: two halos, weights, A offsets, pixel tables (wtr: and B
- * offsets), and the staging tile where gconv_impl_halo_plan_stage set one. */
+ * offsets), the staging tile where gconv_impl_halo_plan_stage set one, and the copy engine's
+ * two mbarriers where gconv_impl_halo_tma_setup set them. */
 static inline int gconv_impl_halo_smem(const gconv_impl_halo_params *P)
 {
     const int tables = 2 * P->halo_bytes + P->w_bytes + P->KS * 128 * (P->wtr ? 2 : 1) +
                        P->Q * 4 + P->P * 8;
-    return P->ostage ? P->stage_off + P->Q * GCONV_IMPL_HALO_SROW * 4 : tables;
+    const int end = P->ostage ? P->stage_off + P->Q * GCONV_IMPL_HALO_SROW * 4 : tables;
+    return P->tma ? P->tbar_off + 16 : end;
 }
 
 /* Stage a planned launch's plain stores (P->ostage, P->stage_off; see gconv_impl_halo_params)
