@@ -44,12 +44,13 @@
  * per virtual pixel its output offset within the band (-1: a column thrown away); per halo
  * pixel its input offset and row (the copies' addresses). Halo and weights arrive by cp.async
  * with zero fill; the tables are built once per block, while the first weights are in flight.
- * Except (sm_90a device passes, the two-block kernel's one-n-tile loops, packed input): each
+ * Except (sm_90a device passes, one-n-tile plans, packed input): each
  * next halo of the same chunk is one copy-engine (TMA) copy issued by thread 0, a box of 72
  * channels (the chunk's 64 and the row pad's 8, so that it lands in the 144-byte rows as is)
  * by Wp columns by the band's halo rows, zeros outside the image, completing an mbarrier per
  * buffer (gconv_impl_halo_tma_setup in gconv/igemm_ws.h encodes the map; H100: ResNeXt 128@56
- * forward 57.0 -> 52.3 us, backward data 64.8 -> 56.5, bench/NOTES.md).
+ * forward 57.0 -> 52.3 us, backward data 64.8 -> 56.5, with a residual 104 -> 93.5; the
+ * C = K = 32 plans lost 3 % with it at 1024@7 and keep cp.async; bench/NOTES.md).
  *
  * Backward data (stride 1) runs this kernel on its forward view: the weights flipped in both
  * filter axes with C and K swapped. Where the view's K is a multiple of 8 and the weights are
@@ -157,9 +158,9 @@ typedef struct gconv_impl_halo_params {
                                 16-byte pieces (gconv_impl_halo_stage_out) */
     int in_n, in_h, in_w;    /* input strides of n, h, w (elements) */
     int out_n, out_h, out_w;
-    int tma, tbytes, tbar_off; /* the two-block kernel's one-n-tile loops copy each next halo
-                                  by the copy engine (one tiled copy of tbytes by one thread,
-                                  completing an mbarrier at tbar_off: sm_90a device passes;
+    int tma, tbytes, tbar_off; /* one-n-tile plans copy each next halo by the copy engine
+                                  (one tiled copy of tbytes by one thread, completing an
+                                  mbarrier at tbar_off: sm_90a device passes;
                                   gconv_impl_halo_tma_setup in gconv/igemm_ws.h) */
 } gconv_impl_halo_params;
 
@@ -715,7 +716,7 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
      * tbar[buffer] (needs the buffers 128-byte aligned in shared memory); tin: this unit's
      * halo came so (the first unit's and those after a chunk change come by cp.async) */
 #if GCONV_IMPL_HAS_WGMMA
-    const int tma = FB == 8 && P->tma && (gconv_impl_igemm_smem_addr(smem) & 127u) == 0;
+    const int tma = P->tma && (gconv_impl_igemm_smem_addr(smem) & 127u) == 0;
     const unsigned tbar = gconv_impl_igemm_smem_addr(smem + P->tbar_off);
     unsigned tph = 0u; /* bit b: the phase parity tbar[b] completes next */
 #else

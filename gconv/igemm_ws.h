@@ -815,7 +815,8 @@ static inline int gconv_impl_ws_encoders(gconv_impl_ws_im2col_fn *im, gconv_impl
     return state;
 }
 
-/* The halo kernel's copy-engine copies (gconv/igemm_halo.h, plans of one n-tile): a tiled map
+/* The halo kernel's copy-engine copies (gconv/igemm_halo.h, plans of one n-tile: with more,
+ * ResNeXt 1024@7 backward data with a residual lost 3 %): a tiled map
  * of the input (p: the problem the plan is of) as [G * C][W][H][N] whose box is a halo tile
  * in the kernel's shared-memory layout, 72 channels a pixel (the chunk's 64, then the 8 of the
  * 144-byte row's pad: the next chunk's or, past the last channel, zeros) x Wp columns from
