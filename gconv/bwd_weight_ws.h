@@ -416,6 +416,7 @@ static inline int gconv_impl_bws_plan(gconv_impl_bws_params *W, const gconv_impl
         gs[0] = (cuuint64_t)P->so.s[2] * 2, gs[1] = (cuuint64_t)P->so.g * 2;
     }
     return gconv_impl_ws_tiled(&W->ta, P->tin, P->dout, W->drank, dim, gs, box,
+                               CU_TENSOR_MAP_SWIZZLE_128B,
                                CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
 }
 #endif /* GCONV_IMPL_WS_HOST */

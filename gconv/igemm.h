@@ -437,6 +437,17 @@ static __device__ __forceinline__ void gconv_impl_mbar_try_wait(unsigned a, unsi
 }
 #endif
 
+#if GCONV_IMPL_HAS_WGMMA
+/* Arm the mbarrier at a for `bytes` of copy-engine copies and arrive (the phase completes when
+ * they have landed; sm_90). */
+static __device__ __forceinline__ void gconv_impl_ws_bar_expect(unsigned a, unsigned bytes)
+{
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}\n"
+                 ::"r"(a), "r"(bytes)
+                 : "memory");
+}
+#endif
+
 /* ---- NVIDIA tensor-core primitives (sm_80+) ---- */
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
 /* Four 8x8 b16 matrices; thread i supplies the address of row i%8 of matrix i/8 and receives

@@ -135,7 +135,7 @@ typedef struct gconv_impl_halo_params {
     int plain;               /* epilogue is alpha 1, no D tensors, no activation */
     int dsame;               /* every D tensor has the output's strides, 4-byte aligned */
     int pair;                /* C = K = 4: each kernel group is a pair of the problem's groups */
-    int bf16;                /* the data type is bf16 (else fp16) */
+    gconv_dtype dt;          /* fp16 or bf16 */
     int G, C, lc, K, GB;     /* kernel groups, their channels, log2 C, K, groups per chunk */
     int N, H, W, OH, OW;     /* images, input and output sizes (1D: H = OH = 1) */
     int X, dh, dw, ph, pw;   /* filter width, dilations, low pads (rows, columns) */
@@ -680,9 +680,7 @@ static __device__ __forceinline__ void gconv_impl_halo_tma(unsigned dst, const v
                                                            unsigned bar, unsigned bytes, int c,
                                                            int w, int h, int n)
 {
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}\n"
-                 ::"r"(bar), "r"(bytes)
-                 : "memory");
+    gconv_impl_ws_bar_expect(bar, bytes);
     asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
                  "l"((unsigned long long)map), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar)
@@ -1037,7 +1035,7 @@ static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, c
                         sd->s[2] == so.s[2];
         }
     }
-    P->pair = pair, P->bf16 = dt == GCONV_BF16;
+    P->pair = pair, P->dt = dt;
     P->G = G, P->C = C, P->lc = lc, P->K = K, P->GB = GB;
     P->N = p->N, P->H = p->in[1], P->W = p->in[2], P->OH = OH, P->OW = OW;
     P->X = p->filter[2];

@@ -229,14 +229,6 @@ static __device__ __forceinline__ void gconv_impl_ws_sync_consumers(void)
     asm volatile("bar.sync 1, 256;\n" ::: "memory");
 }
 
-/* Arm full[s] for `bytes` of copies and arrive (the phase completes when they have landed). */
-static __device__ __forceinline__ void gconv_impl_ws_bar_expect(unsigned a, unsigned bytes)
-{
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}\n"
-                 ::"r"(a), "r"(bytes)
-                 : "memory");
-}
-
 /* TMA im2col copy of A: pixelsPerColumn pixels x 64 channels from coordinates c (channel),
  * w, h, d, n (the first pixel's receptive-field origin) with tap offsets ow, oh, od, for a
  * tensor of rank 3 (1D), 4 (2D) or 5 (3D). */
@@ -815,41 +807,6 @@ static inline int gconv_impl_ws_encoders(gconv_impl_ws_im2col_fn *im, gconv_impl
     return state;
 }
 
-/* The halo kernel's copy-engine copies (gconv/igemm_halo.h, plans of one n-tile: with more,
- * ResNeXt 1024@7 backward data with a residual lost 3 %): a tiled map
- * of the input (p: the problem the plan is of) as [G * C][W][H][N] whose box is a halo tile
- * in the kernel's shared-memory layout, 72 channels a pixel (the chunk's 64, then the 8 of the
- * 144-byte row's pad: the next chunk's or, past the last channel, zeros) x Wp columns from
- * -pw x the band's R + (Y - 1) * dh rows, pixels outside the image as zeros; and the two
- * mbarriers after the rest of the shared memory. Leaves H->tma 0 where the input's pixels are
- * not packed or the encoder refuses. */
-static inline void gconv_impl_halo_tma_setup(gconv_impl_halo_params *H, const gconv_problem *p)
-{
-    gconv_impl_ws_im2col_fn enc_a;
-    gconv_impl_ws_tiled_fn enc_b;
-    const cuuint32_t one[4] = {1, 1, 1, 1};
-    const int rows = H->R + (p->filter[1] - 1) * H->dh, end = gconv_impl_halo_smem(H);
-    cuuint64_t dim[4], gs[3];
-    cuuint32_t box[4];
-    H->tma = 0;
-    if (H->NT != 1 || H->in_w != H->G * H->C || rows > 256 || H->Wp > 256 ||
-        ((end + 7) & ~7) + 16 > GCONV_IMPL_HALO_MAX_SMEM || !gconv_impl_ws_encoders(&enc_a, &enc_b))
-        return;
-    dim[0] = (cuuint64_t)H->G * H->C, dim[1] = (cuuint64_t)H->W, dim[2] = (cuuint64_t)H->H;
-    dim[3] = (cuuint64_t)H->N;
-    gs[0] = (cuuint64_t)H->in_w * 2, gs[1] = (cuuint64_t)H->in_h * 2, gs[2] = (cuuint64_t)H->in_n * 2;
-    box[0] = GCONV_IMPL_HALO_PS / 2, box[1] = (cuuint32_t)H->Wp, box[2] = (cuuint32_t)rows;
-    box[3] = 1;
-    if (enc_b(&H->tmap, H->bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-              4, (void *)H->in, dim, gs, box, one, CU_TENSOR_MAP_INTERLEAVE_NONE,
-              CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
-        return;
-    H->tbytes = GCONV_IMPL_HALO_PS * H->Wp * rows;
-    H->tbar_off = (end + 7) & ~7;
-    H->tma = 1;
-}
-
 /* Encode m, the im2col tensor map of an NHWGC / GNHWC input (in, strides si, G groups of C
  * channels, N images) for a convolution of the given geometry: copies of `pixels` output
  * positions x 64 channels. *rank: 3, 4, 5 for 1D, 2D, 3D; the channel coordinate of group g is
@@ -914,22 +871,24 @@ static inline int gconv_impl_ws_im2col(CUtensorMap *m, gconv_dtype dt, const voi
            CUDA_SUCCESS;
 }
 
-/* Encode m, a tiled map of a 16-bit tensor of rank dims (sizes dim, innermost first; byte
- * strides gs of the outer dims) whose copies are boxes of box[] elements, 128-byte swizzle
- * (box[0] = 64). Elements outside the tensor arrive as zeros. 0 when the encoder refuses. */
+/* Encode m, a tiled map of a 16-bit tensor of rank dims (at most 5; sizes dim, innermost
+ * first; byte strides gs of the outer dims) whose copies are boxes of box[] elements with
+ * swizzle sw (128-byte: box[0] = 64). Elements outside the tensor arrive as zeros. 0 when the
+ * encoder refuses. */
 static inline int gconv_impl_ws_tiled(CUtensorMap *m, gconv_dtype dt, const void *base, int dims,
                                       const cuuint64_t *dim, const cuuint64_t *gs,
-                                      const cuuint32_t *box, CUtensorMapL2promotion l2)
+                                      const cuuint32_t *box, CUtensorMapSwizzle sw,
+                                      CUtensorMapL2promotion l2)
 {
     const CUtensorMapDataType ty =
         dt == GCONV_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-    const cuuint32_t es[3] = {1, 1, 1};
+    const cuuint32_t es[5] = {1, 1, 1, 1, 1};
     gconv_impl_ws_im2col_fn enc_a;
     gconv_impl_ws_tiled_fn enc_b;
     if (!gconv_impl_ws_encoders(&enc_a, &enc_b))
         return 0;
     return enc_b(m, ty, (cuuint32_t)dims, (void *)base, dim, gs, box, es,
-                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, l2,
+                 CU_TENSOR_MAP_INTERLEAVE_NONE, sw, l2,
                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
@@ -981,6 +940,7 @@ static inline int gconv_impl_ws_plan(gconv_impl_ws_params *W, const gconv_impl_f
         tstr[1] = (cuuint64_t)T * P->K * 2;
         tbox[0] = 64, tbox[1] = 1, tbox[2] = 64;
         return gconv_impl_ws_tiled(&W->tb, dt, P->wei, 3, tdim, tstr, tbox,
+                                   CU_TENSOR_MAP_SWIZZLE_128B,
                                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
     }
     /* B: the weights as [G * K rows][sw.k], 64 x BN boxes (rows past G * K read as zeros) */
@@ -990,7 +950,37 @@ static inline int gconv_impl_ws_plan(gconv_impl_ws_params *W, const gconv_impl_f
     box[0] = 64;
     box[1] = (cuuint32_t)bn;
     return gconv_impl_ws_tiled(&W->tb, dt, P->wei, 2, bdim, bstr, box,
-                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+}
+/* The halo kernel's copy-engine copies (gconv/igemm_halo.h, plans of one n-tile: with more,
+ * ResNeXt 1024@7 backward data with a residual lost 3 %): a tiled map of the input (p: the
+ * problem the plan is of) as [G * C][W][H][N] whose box is a halo tile in the kernel's
+ * shared-memory layout, 72 channels a pixel (the chunk's 64, then the 8 of the 144-byte row's
+ * pad: the next chunk's or, past the last channel, zeros) x Wp columns from -pw x the band's
+ * R + (Y - 1) * dh rows, pixels outside the image as zeros; and the two mbarriers after the
+ * rest of the shared memory. Leaves H->tma 0 where the input's pixels are not packed or the
+ * encoder refuses. */
+static inline void gconv_impl_halo_tma_setup(gconv_impl_halo_params *H, const gconv_problem *p)
+{
+    const int rows = H->R + (p->filter[1] - 1) * H->dh, end = gconv_impl_halo_smem(H);
+    cuuint64_t dim[4], gs[3];
+    cuuint32_t box[4];
+    H->tma = 0;
+    if (H->NT != 1 || H->in_w != H->G * H->C || rows > 256 || H->Wp > 256 ||
+        ((end + 7) & ~7) + 16 > GCONV_IMPL_HALO_MAX_SMEM)
+        return;
+    dim[0] = (cuuint64_t)H->G * H->C, dim[1] = (cuuint64_t)H->W, dim[2] = (cuuint64_t)H->H;
+    dim[3] = (cuuint64_t)H->N;
+    gs[0] = (cuuint64_t)H->in_w * 2, gs[1] = (cuuint64_t)H->in_h * 2;
+    gs[2] = (cuuint64_t)H->in_n * 2;
+    box[0] = GCONV_IMPL_HALO_PS / 2, box[1] = (cuuint32_t)H->Wp, box[2] = (cuuint32_t)rows;
+    box[3] = 1;
+    if (!gconv_impl_ws_tiled(&H->tmap, H->dt, H->in, 4, dim, gs, box, CU_TENSOR_MAP_SWIZZLE_NONE,
+                             CU_TENSOR_MAP_L2_PROMOTION_L2_128B))
+        return;
+    H->tbytes = GCONV_IMPL_HALO_PS * H->Wp * rows;
+    H->tbar_off = (end + 7) & ~7;
+    H->tma = 1;
 }
 #else
 /* Without the 12.5+ runtime the halo kernel copies every halo with cp.async. */
