@@ -52,9 +52,9 @@
  * it inline instead when every D tensor has channel stride 1 and 16-byte aligned vectors
  * (plan: dvec): D tensors that do not depend on h, w (a bias) are read as one 16-byte vector
  * per output row (L1 hits; a kernel of its own, "b", with the plain kernel's registers); a
- * per-pixel D (residual) is read 16 bytes per output vector at the start of the row, so the
- * loads fly during the row's FMAs. Other D tensors take a per-element path whose loads of
- * one column issue together.
+ * per-pixel D (residual) comes through the input ring by cp.async, PD rows ahead, and starts
+ * the accumulators (gconv_impl_dw_body). Other D tensors (two or more per-pixel ones, or not
+ * vector-aligned) take a per-element path whose loads of one column issue together.
  *
  * Indexing: every kernel forms the address of an image row (or of an element, in GENERIC) in
  * 64-bit, so tensors of more than 2^31 elements work; offsets inside one row are 32-bit, which
@@ -63,9 +63,11 @@
  *
  * Tuning knobs (define before including; defaults measured on H100, see bench/NOTES.md):
  *   GCONV_DIRECT_DW_TW1 / GCONV_DIRECT_DW_TW2   output columns per thread, DW3 stride 1 / 2
- *                                               (stride 1, no D tensors, output width 2 mod
- *                                               4: always 2, the dw3s1n kernel)
- *   GCONV_DIRECT_DW_PD                          output rows of prefetch in the DW3 ring
+ *                                               (stride 1, output width 2 mod 4: always 2,
+ *                                               the dw3s1n / dw3s1nd kernels)
+ *   GCONV_DIRECT_DW_PD / GCONV_DIRECT_DW_PDN     output rows of prefetch in the DW3 ring:
+ *                                               stride-1 TW1-column kernels / the others
+ *                                               (stride 2, and dw3s1n / dw3s1nd)
  *   GCONV_DIRECT_DW_THREADS_PER_SM              work items aimed at per SM when DW3 splits
  *                                               the image height into runs of rows
  *   GCONV_DIRECT_FC_BLOCKS_PER_SM               FEWC blocks per SM (each loops over tiles)
@@ -96,6 +98,11 @@
 #endif
 #ifndef GCONV_DIRECT_DW_PD
 #define GCONV_DIRECT_DW_PD 2
+#endif
+/* H100, bench/NOTES.md (session 27): one row ahead is 3-7 % faster for the stride-2 and the
+ * two-column stride-1 kernels (576@14 15.0 -> 14.0 us), 2 % slower for the four-column ones */
+#ifndef GCONV_DIRECT_DW_PDN
+#define GCONV_DIRECT_DW_PDN 1
 #endif
 
 #define GCONV_IMPL_DW_BLOCK 64    /* threads per block, DW3 (its ring is per thread) */
@@ -301,7 +308,8 @@ typedef struct gconv_impl_dw_params {
     int hchunks;     /* ceil(Ho / rh) */
     int wei_vec;     /* weights 16-byte aligned: load the taps as vectors */
     int dvec;        /* every D tensor takes 16-byte loads: channel stride 1, base and the
-                      * n, d, h, w strides aligned to the vector, h, w strides in bytes < 2^31 */
+                      * n, d, h, w strides aligned to the vector, h, w strides in bytes < 2^31;
+                      * at most one of them per pixel */
     unsigned dbc;    /* bit i: D tensor i does not depend on h, w (a bias): read once per item */
     long long items; /* work items: N*D * hchunks * wts * cvs */
     int flip;        /* taps read in reverse order (backward data's flipped filter, no pre-pass) */
@@ -411,11 +419,13 @@ static __device__ __forceinline__ void gconv_impl_cp_wait(const int n)
 #endif
 }
 
-/* Bytes of the DW3 ring of one block of `block` threads. */
+/* Bytes of the DW3 ring of one block of `block` threads; dring adds the PD + 1 slots of TW
+ * D vectors. */
 static inline GCONV_HD unsigned gconv_impl_dw_smem(int Y, int X, int SH, int SW, int TW, int PD,
-                                                   int block)
+                                                   int block, int dring)
 {
-    return (unsigned)((Y + PD * SH) * ((TW - 1) * SW + X) * block * 16);
+    return (unsigned)(((Y + PD * SH) * ((TW - 1) * SW + X) + (dring ? (PD + 1) * TW : 0)) *
+                      block * 16);
 }
 
 /* Start the copy of one window row (input row ih) into ring slot `slot`. rt = the thread's
@@ -434,6 +444,21 @@ static __device__ __forceinline__ void gconv_impl_dw_issue(uint4 *rt, int slot, 
         const int ok = rowok && ((cmask >> j) & 1u);
         gconv_impl_cp16(rt + (slot * SPAN + j) * GCONV_IMPL_DW_BLOCK, ok ? rp + j * cstride : in,
                         ok);
+    }
+}
+
+/* Start the copy of one output row's TW vectors of the ring's D tensor (dp: its address at
+ * column wo0 of output row 0 of the plane, dqs1 / dqs2: row / column strides in bytes) into the
+ * D slot `slot` (the thread's column); columns past the image's nw valid ones get zeros. */
+static __device__ __forceinline__ void gconv_impl_dw_issue_d(uint4 *slot, const char *dp, int h,
+                                                             int dqs1, int dqs2, int nw,
+                                                             const int TW)
+{
+    const char *cp = dp + (int64_t)h * dqs1;
+#pragma unroll
+    for (int px = 0; px < TW; px++) {
+        gconv_impl_cp16(slot + px * GCONV_IMPL_DW_BLOCK, px < nw ? cp : dp, px < nw);
+        cp += dqs2;
     }
 }
 
@@ -487,8 +512,8 @@ static __device__ __forceinline__ void gconv_impl_dw_act_store(char *op, float (
 }
 
 /* plain: 1 no D tensors; 0 D tensors through EPI_FN; 2 built-in epilogue with D tensors
- * (vector path when pp->dvec); 3 as 2 with the residual read at the store; 4 built-in
- * epilogue whose D tensors are all broadcast vectors (the plan's variants 5, 6). */
+ * (vector path, the residual through the ring, when pp->dvec); 4 built-in epilogue whose D
+ * tensors are all broadcast vectors (the plan's variants 5, 6). */
 
 /* DW3 kernel body: Y x X filter (3 x 3 instantiated), strides SH, SW, TW columns per thread.
  *
@@ -501,7 +526,17 @@ static __device__ __forceinline__ void gconv_impl_dw_act_store(char *op, float (
  * One copy group per row; before output row s (relative) the rows 0 .. s*SH + Y - 1 must have
  * landed, i.e. all groups but the newest NR - Y = PD*SH, a constant. Each output row reads its
  * Y window rows from the ring (each element converted once and used by every column it
- * feeds), then refills the SH slots that just died with the rows PD steps ahead. */
+ * feeds), then refills the SH slots that just died with the rows PD steps ahead.
+ *
+ * With the built-in epilogue and vector D tensors of which one is per pixel (plain 2 and
+ * pp->dvec: a residual), that D tensor's rows come through the ring too, in PD + 1 slots of
+ * TW vectors after the row slots: output row s's D vectors travel in the copy group of window
+ * row s*SH + Y - 1 (the last row that output row s waits for), so the same wait covers them.
+ * The accumulators start at beta * D + the broadcast D tensors and the taps are scaled by
+ * alpha, so nothing of the epilogue but the activation is left for the store and no D
+ * register lives across the row's arithmetic (read into registers at the row's start, the
+ * residual's vectors and the epilogue's state cost 58 registers at fp16: 226, 4 blocks of 64
+ * per SM instead of 6). */
 static __device__ __forceinline__ void gconv_impl_dw_body(const gconv_impl_dw_params *pp,
                                                           const char *in, const char *wei,
                                                           char *out, const gconv_epilogue *e,
@@ -560,13 +595,16 @@ static __device__ __forceinline__ void gconv_impl_dw_body(const gconv_impl_dw_pa
             int sb = 0; /* ring slot of the window's top row */
             /* built-in epilogue with vector D tensors (plain == 2 and dvec): the broadcast
              * ones (bias) summed once per item into bsum; the first per-pixel one (residual)
-             * dq read 16 bytes per column at the start of each output row, so its loads fly
-             * while the row's FMAs run; any further per-pixel ones read at the store */
+             * dq comes through the ring (the plan made room for its slots; with two or more
+             * per-pixel ones it takes the scalar path: their parameters, hoisted out of the
+             * row loop, would cost 30 registers, a block per SM) */
             const int fast = plain >= 2 && pp->dvec;
             const int bonly = plain == 4; /* every D broadcast over h, w (bias): no per-item
                                            * registers, the 16-byte D vectors (L1 hits) are
                                            * re-read at each row's store */
-            const int dpre = plain == 2; /* dq read at the row start (else at the store) */
+            const int dring = fast && !bonly; /* dq through the ring */
+            uint4 *dsp = rt + NR * SPAN * GCONV_IMPL_DW_BLOCK; /* the D slots */
+            int dsl = 0; /* D slot of the current output row */
             float bsum[8];
             const char *dq = in;
             int dqs1 = 0, dqs2 = 0, dqi = -1;
@@ -607,6 +645,10 @@ static __device__ __forceinline__ void gconv_impl_dw_body(const gconv_impl_dw_pa
                 if (m < M)
                     gconv_impl_dw_issue(rt, m, in, cb, rowbytes, r0 + m, pp->H, cmask, cstride,
                                         SPAN);
+                /* output row s = (m - Y + 1) / SH's D vectors with its last window row */
+                if (dring && m >= Y - 1 && (m - Y + 1) % SH == 0 && h0 + (m - Y + 1) / SH < h1)
+                    gconv_impl_dw_issue_d(dsp + (m - Y + 1) / SH * TW * GCONV_IMPL_DW_BLOCK, dq,
+                                          h0 + (m - Y + 1) / SH, dqs1, dqs2, pp->Wo - wo0, TW);
                 gconv_impl_cp_commit();
             }
             /* taps of channels c0..c0+VEC-1: with C = K = 1 both weight layouts store group g's
@@ -631,6 +673,15 @@ static __device__ __forceinline__ void gconv_impl_dw_body(const gconv_impl_dw_pa
                         tap[t / X][t % X][v] = gconv_impl_ld_elem(
                             wei, (int64_t)(c0 + v) * YX + (pp->flip ? YX - 1 - t : t), dt);
             }
+            if (dring) {
+#pragma unroll
+                for (int ky = 0; ky < Y; ky++)
+#pragma unroll
+                    for (int kx = 0; kx < X; kx++)
+#pragma unroll
+                        for (int v = 0; v < VEC; v++)
+                            tap[ky][kx][v] *= e->alpha;
+            }
             for (int h = h0; h < h1; h++) {
                 const int mb = (h - h0) * SH; /* window row of the top of output row h */
                 float acc[GCONV_IMPL_DW_MAXTW][8];
@@ -639,17 +690,20 @@ static __device__ __forceinline__ void gconv_impl_dw_body(const gconv_impl_dw_pa
 #pragma unroll
                     for (int v = 0; v < VEC; v++)
                         acc[px][v] = 0.0f;
-                uint32_t dr[GCONV_IMPL_DW_MAXTW][4]; /* the row's dq vectors */
-                if (fast && !bonly && dpre && dqi >= 0) {
-                    const char *cp = dq + (int64_t)h * dqs1;
+                gconv_impl_cp_wait(PD * SH);
+                if (dring) {
+                    /* acc = beta * D + the broadcast ones; the slot is refilled below, after
+                     * these reads have been consumed */
+                    const uint4 *ds = dsp + dsl * TW * GCONV_IMPL_DW_BLOCK;
 #pragma unroll
                     for (int px = 0; px < TW; px++) {
-                        if (wo0 + px < pp->Wo)
-                            gconv_impl_ld_raw(dr[px], cp, 16);
-                        cp += dqs2;
+                        const uint4 w = ds[px * GCONV_IMPL_DW_BLOCK];
+                        const uint32_t wr[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+                        for (int v = 0; v < VEC; v++)
+                            acc[px][v] = fmaf(dqb, gconv_impl_raw_elem(wr, v, dt), bsum[v]);
                     }
                 }
-                gconv_impl_cp_wait(PD * SH);
 #pragma unroll
                 for (int ky = 0; ky < Y; ky++) {
                     uint32_t row[GCONV_IMPL_DW_MAXSPAN][4];
@@ -674,11 +728,17 @@ static __device__ __forceinline__ void gconv_impl_dw_body(const gconv_impl_dw_pa
                     if (m < M)
                         gconv_impl_dw_issue(rt, slot, in, cb, rowbytes, r0 + m, pp->H, cmask,
                                             cstride, SPAN);
+                    /* output row h + PD + 1's D vectors ride with its last window row,
+                     * m = mb + NR + SH - 1, into the slot row h just read */
+                    if (dring && q == SH - 1 && h + PD + 1 < h1)
+                        gconv_impl_dw_issue_d(dsp + dsl * TW * GCONV_IMPL_DW_BLOCK, dq,
+                                              h + PD + 1, dqs1, dqs2, pp->Wo - wo0, TW);
                     gconv_impl_cp_commit();
                 }
                 sb += SH;
                 if (sb >= NR)
                     sb -= NR;
+                dsl = dsl == PD ? 0 : dsl + 1;
                 {
                     char *op = out + (pout + h) * pp->Wo * pp->GC * es;
                     if (plain == 1) {
@@ -729,55 +789,9 @@ static __device__ __forceinline__ void gconv_impl_dw_body(const gconv_impl_dw_pa
                         } else {
                             gconv_impl_dw_act_store(op, acc, a, pp, wo0, c0, dt, TW);
                         }
-                    } else if (fast && !bonly) {
+                    } else if (dring) {
+                        /* alpha, the broadcast D tensors and dq are in acc already */
                         gconv_act a = e->act;
-#pragma unroll
-                        for (int px = 0; px < TW; px++)
-#pragma unroll
-                            for (int v = 0; v < VEC; v++)
-                                acc[px][v] = fmaf(e->alpha, acc[px][v], bsum[v]);
-                        if (dqi >= 0) {
-                            if (!dpre) {
-                                const char *cp = dq + (int64_t)h * dqs1;
-#pragma unroll
-                                for (int px = 0; px < TW; px++) {
-                                    if (wo0 + px < pp->Wo)
-                                        gconv_impl_ld_raw(dr[px], cp, 16);
-                                    cp += dqs2;
-                                }
-                            }
-#pragma unroll
-                            for (int px = 0; px < TW; px++)
-                                if (wo0 + px < pp->Wo)
-#pragma unroll
-                                    for (int v = 0; v < VEC; v++)
-                                        acc[px][v] = fmaf(dqb, gconv_impl_raw_elem(dr[px], v, dt),
-                                                          acc[px][v]);
-                        }
-                        /* further per-pixel D tensors (uncommon): all TW loads, then the FMAs */
-#pragma unroll
-                        for (int i = 0; i < GCONV_MAX_D; i++) {
-                            if (i < e->num_d && i != dqi && !((pp->dbc >> i) & 1u)) {
-                                const gconv_act_strides *ds = &e->d[i].strides;
-                                const char *cp = (const char *)e->d[i].data +
-                                                 gconv_act_offset(ds, c0, n, 0, d, h, wo0) * es;
-                                uint32_t w[GCONV_IMPL_DW_MAXTW][4];
-#pragma unroll
-                                for (int px = 0; px < TW; px++) {
-                                    if (wo0 + px < pp->Wo)
-                                        gconv_impl_ld_raw(w[px], cp, 16);
-                                    cp += (int)(ds->s[2] * es);
-                                }
-#pragma unroll
-                                for (int px = 0; px < TW; px++)
-                                    if (wo0 + px < pp->Wo)
-#pragma unroll
-                                        for (int v = 0; v < VEC; v++)
-                                            acc[px][v] =
-                                                fmaf(e->beta[i], gconv_impl_raw_elem(w[px], v, dt),
-                                                     acc[px][v]);
-                            }
-                        }
                         /* one copy of the activation per kind, as in the plain path */
                         if (a.kind == GCONV_ACT_NONE) {
                             a.kind = GCONV_ACT_NONE;
@@ -1219,8 +1233,10 @@ static __device__ __forceinline__ void gconv_impl_gen_body(const gconv_impl_gen_
 typedef struct gconv_impl_direct_plan {
     int path;      /* gconv_impl_direct_path */
     int variant;   /* DW3: stride + 2 (D tensors) or + 4 (only broadcast vector D tensors),
-                    * 7: stride 1, two columns per thread; FEWC: 2 * GCONV_IMPL_FC_* + (D) */
+                    * 7 / 8: stride 1, two columns per thread, plain / D tensors;
+                    * FEWC: 2 * GCONV_IMPL_FC_* + (D) */
     unsigned grid, block, smem;
+    unsigned dring_bytes; /* DW3: the part of smem that is the D slots (the residual ring) */
     gconv_impl_dw_params dw;
     gconv_impl_fc_params fc;
     gconv_impl_gen_params gen;
@@ -1253,7 +1269,7 @@ static inline int gconv_impl_plan_dw3_ex(const gconv_problem *p, int es, const v
 {
     const int vec = 16 / es;
     const int s = p->stride[GCONV_AXIS_H];
-    int Ho, Wo, sm, i;
+    int Ho, Wo, sm, i, npix;
     long long nd, base, target, chunks;
     gconv_impl_dw_params *d = &pl->dw;
     if (!gconv_impl_is_nhwgc(p) || p->C != 1 || p->K != 1 || p->ndim < 2)
@@ -1305,6 +1321,7 @@ static inline int gconv_impl_plan_dw3_ex(const gconv_problem *p, int es, const v
     d->wei_vec = gconv_impl_ptr_aligned(wei, 16);
     d->dvec = 1;
     d->dbc = 0;
+    npix = 0;
     for (i = 0; i < epi->num_d; i++) {
         const gconv_act_strides *ds = &epi->d[i].strides;
         if (ds->g != 1 || !gconv_impl_ptr_aligned(epi->d[i].data, 16) || ds->n % vec ||
@@ -1314,20 +1331,45 @@ static inline int gconv_impl_plan_dw3_ex(const gconv_problem *p, int es, const v
             d->dvec = 0;
         if (ds->s[1] == 0 && ds->s[2] == 0)
             d->dbc |= 1u << i;
+        else
+            npix++;
     }
+    if (npix > 1)
+        d->dvec = 0; /* the vector path takes one per-pixel D tensor (gconv_impl_dw_body) */
     d->items = base * d->hchunks;
     pl->path = GCONV_IMPL_DIRECT_DW3;
     /* 1, 2: stride 1, 2 plain; 3, 4: with D tensors; 5, 6: only broadcast vector D tensors;
-     * gconv_impl_plan_dw3 makes 1 into 7 for two columns per thread */
+     * gconv_impl_plan_dw3 makes 1, 3 into 7, 8 for two columns per thread */
     pl->variant = s + (epi->num_d == 0                                                  ? 0
                        : d->dvec && d->dbc == (1u << epi->num_d) - 1u ? 4
                                                                         : 2);
     pl->block = GCONV_IMPL_DW_BLOCK;
     pl->grid = gconv_impl_grid(d->items, GCONV_IMPL_DW_BLOCK);
-    pl->smem = gconv_impl_dw_smem(3, 3, s, s, tw, pd, GCONV_IMPL_DW_BLOCK);
+    pl->smem = gconv_impl_dw_smem(3, 3, s, s, tw, pd, GCONV_IMPL_DW_BLOCK, 0);
     if (pl->smem > 48 * 1024)
         return 0; /* more would need an opt-in attribute; the instantiated sizes stay under */
+    /* vector D tensors with a per-pixel one (variants 3, 4): the kernel takes its rows
+     * through the ring, which needs the D slots; where they do not fit (tile macros set
+     * high), the scalar D path. A user epilogue's launcher drops them again
+     * (gconv_impl_dw_no_dring). */
+    pl->dring_bytes = 0;
+    if (pl->variant == s + 2 && d->dvec) {
+        const unsigned full = gconv_impl_dw_smem(3, 3, s, s, tw, pd, GCONV_IMPL_DW_BLOCK, 1);
+        if (full <= 48 * 1024)
+            pl->dring_bytes = full - pl->smem, pl->smem = full;
+        else
+            d->dvec = 0;
+    }
     return 1;
+}
+
+/* The plan without the D slots (a user epilogue reads its D tensors itself). */
+static inline void gconv_impl_dw_no_dring(gconv_impl_direct_plan *pl)
+{
+    if (pl->path == GCONV_IMPL_DIRECT_DW3) {
+        pl->smem -= pl->dring_bytes;
+        pl->dring_bytes = 0;
+    }
 }
 
 /* Tuning hook: work items aimed at per SM by the DW3 split (0: GCONV_DIRECT_DW_THREADS_PER_SM).
@@ -1339,18 +1381,25 @@ static inline int gconv_impl_plan_dw3(const gconv_problem *p, int es, const void
                                       const gconv_epilogue *epi, gconv_impl_direct_plan *pl)
 {
     const int s1 = p->stride[GCONV_AXIS_H] == 1, wo = gconv_out_len(p, GCONV_AXIS_W);
-    /* stride 1 without D tensors, output width 2 mod 4 (14x14 layers): 2 columns per thread
-     * leave no idle column (the dw3s1n kernel; H100 c576@14: 16.8 -> 15.7 us) */
-    const int narrow = s1 && epi->num_d == 0 && wo % 4 == 2;
-    const int tw = narrow ? 2 : s1 ? GCONV_DIRECT_DW_TW1 : GCONV_DIRECT_DW_TW2;
-    if (!gconv_impl_plan_dw3_ex(p, es, in, wei, out, epi, tw, GCONV_DIRECT_DW_PD,
-                                gconv_impl_dw3_tps > 0 ? gconv_impl_dw3_tps
-                                                       : GCONV_DIRECT_DW_THREADS_PER_SM,
-                                pl))
-        return 0;
-    if (narrow)
-        pl->variant = 7;
-    return 1;
+    /* stride 1, output width 2 mod 4 (14x14 layers): 2 columns per thread leave no idle
+     * column (the dw3s1n kernel, and dw3s1nd with D tensors; H100 c576@14: 16.8 -> 15.7 us,
+     * with a residual 23.8 -> 21.1); not for broadcast-only D tensors (no such kernel).
+     * dw3s1nd (fp16: 167 registers, 6 blocks of 64 per SM) aims at 192 items per SM, which
+     * leaves c576@14 one wave of whole-height items (19.5 us) where 1024 gave 1.27 waves of
+     * 7-row ones, and c384@14 its 7-row items (14.3 us; 19.0 with dw3s1d). */
+    const int tps = gconv_impl_dw3_tps > 0 ? gconv_impl_dw3_tps : GCONV_DIRECT_DW_THREADS_PER_SM;
+    if (s1 && wo % 4 == 2) {
+        if (!gconv_impl_plan_dw3_ex(p, es, in, wei, out, epi, 2, GCONV_DIRECT_DW_PDN,
+                                    epi->num_d && gconv_impl_dw3_tps <= 0 ? 192 : tps, pl))
+            return 0;
+        if (pl->variant == 1 || pl->variant == 3) {
+            pl->variant = pl->variant == 1 ? 7 : 8;
+            return 1;
+        }
+    }
+    return gconv_impl_plan_dw3_ex(p, es, in, wei, out, epi,
+                                  s1 ? GCONV_DIRECT_DW_TW1 : GCONV_DIRECT_DW_TW2,
+                                  s1 ? GCONV_DIRECT_DW_PD : GCONV_DIRECT_DW_PDN, tps, pl);
 }
 
 static inline int gconv_impl_plan_fewc(const gconv_problem *p, int es, const void *in,
@@ -1474,6 +1523,7 @@ static inline int gconv_impl_direct_plan_make(const gconv_problem *p, gconv_dtyp
                                               gconv_impl_direct_plan *pl)
 {
     const int es = (int)gconv_dtype_size(t);
+    pl->dring_bytes = 0;
     if ((path == GCONV_IMPL_DIRECT_AUTO || path == GCONV_IMPL_DIRECT_DW3) &&
         gconv_impl_plan_dw3(p, es, in, wei, out, epi, pl))
         return 1;
@@ -1515,12 +1565,13 @@ static inline int gconv_impl_direct_fits(const gconv_problem *p)
 
 #define GCONV_IMPL_DIRECT_FWD(name, T, EPI_FN)                                                   \
     GCONV_IMPL_DW_KERNEL(name, T, EPI_FN, 1, GCONV_DIRECT_DW_TW1, GCONV_DIRECT_DW_PD, 1, s1)     \
-    GCONV_IMPL_DW_KERNEL(name, T, EPI_FN, 2, GCONV_DIRECT_DW_TW2, GCONV_DIRECT_DW_PD, 1, s2)     \
+    GCONV_IMPL_DW_KERNEL(name, T, EPI_FN, 2, GCONV_DIRECT_DW_TW2, GCONV_DIRECT_DW_PDN, 1, s2)    \
     GCONV_IMPL_DW_KERNEL(name, T, EPI_FN, 1, GCONV_DIRECT_DW_TW1, GCONV_DIRECT_DW_PD, 0, s1d)    \
-    GCONV_IMPL_DW_KERNEL(name, T, EPI_FN, 2, GCONV_DIRECT_DW_TW2, GCONV_DIRECT_DW_PD, 0, s2d)    \
+    GCONV_IMPL_DW_KERNEL(name, T, EPI_FN, 2, GCONV_DIRECT_DW_TW2, GCONV_DIRECT_DW_PDN, 0, s2d)   \
     GCONV_IMPL_DW_KERNEL(name, T, EPI_FN, 1, GCONV_DIRECT_DW_TW1, GCONV_DIRECT_DW_PD, 4, s1b)    \
-    GCONV_IMPL_DW_KERNEL(name, T, EPI_FN, 2, GCONV_DIRECT_DW_TW2, GCONV_DIRECT_DW_PD, 4, s2b)    \
-    GCONV_IMPL_DW_KERNEL(name, T, EPI_FN, 1, 2, GCONV_DIRECT_DW_PD, 1, s1n)                      \
+    GCONV_IMPL_DW_KERNEL(name, T, EPI_FN, 2, GCONV_DIRECT_DW_TW2, GCONV_DIRECT_DW_PDN, 4, s2b)   \
+    GCONV_IMPL_DW_KERNEL(name, T, EPI_FN, 1, 2, GCONV_DIRECT_DW_PDN, 1, s1n)                     \
+    GCONV_IMPL_DW_KERNEL(name, T, EPI_FN, 1, 2, GCONV_DIRECT_DW_PDN, 0, s1nd)                    \
     GCONV_IMPL_FC_KERNEL(name, T, EPI_FN, 1, 1, 0, c1)                                           \
     GCONV_IMPL_FC_KERNEL(name, T, EPI_FN, 1, 1, 1, c1s)                                          \
     GCONV_IMPL_FC_KERNEL(name, T, EPI_FN, 4, 4, 0, c4)                                           \
@@ -1548,6 +1599,8 @@ static inline int gconv_impl_direct_fits(const gconv_problem *p)
             (flip_ && pl.path != GCONV_IMPL_DIRECT_DW3))                                         \
             return GCONV_ERR_UNSUPPORTED;                                                        \
         pl.dw.flip = flip_;                                                                      \
+        if (!GCONV_IMPL_IS_BUILTIN_EPI(EPI_FN))                                                  \
+            gconv_impl_dw_no_dring(&pl);                                                         \
         switch (pl.path * 16 + pl.variant) {                                                     \
         case GCONV_IMPL_DIRECT_DW3 * 16 + 1: GCONV_IMPL_DW_LAUNCH(name, s1); break;              \
         case GCONV_IMPL_DIRECT_DW3 * 16 + 2: GCONV_IMPL_DW_LAUNCH(name, s2); break;              \
@@ -1556,6 +1609,7 @@ static inline int gconv_impl_direct_fits(const gconv_problem *p)
         case GCONV_IMPL_DIRECT_DW3 * 16 + 5: GCONV_IMPL_DW_LAUNCH(name, s1b); break;             \
         case GCONV_IMPL_DIRECT_DW3 * 16 + 6: GCONV_IMPL_DW_LAUNCH(name, s2b); break;             \
         case GCONV_IMPL_DIRECT_DW3 * 16 + 7: GCONV_IMPL_DW_LAUNCH(name, s1n); break;             \
+        case GCONV_IMPL_DIRECT_DW3 * 16 + 8: GCONV_IMPL_DW_LAUNCH(name, s1nd); break;            \
         case GCONV_IMPL_DIRECT_FEWC * 16 + 0: GCONV_IMPL_FC_LAUNCH(name, c1, plain); break;      \
         case GCONV_IMPL_DIRECT_FEWC * 16 + 1: GCONV_IMPL_FC_LAUNCH(name, c1, dten); break;       \
         case GCONV_IMPL_DIRECT_FEWC * 16 + 2: GCONV_IMPL_FC_LAUNCH(name, c1s, plain); break;     \

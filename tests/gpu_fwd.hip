@@ -156,6 +156,8 @@ enum {
     GT_EPI_SCALE_ADD,  /* alpha * acc + D */
     GT_EPI_FOUR_D,     /* clamp(acc + bias + 0.5 R1 - 0.25 R2(other layout) + 2 S[n, g, k]) */
     GT_EPI_IDENTITY,   /* an explicit epilogue that is a plain store (alpha 1, nothing else) */
+    GT_EPI_BIAS_RES,   /* relu(-0.5 acc + bias + 1.5 D) */
+    GT_EPI_TWO_RES,    /* acc + D1 - 0.5 D2, both full tensors in the output's layout */
     GT_EPI_BUILTIN_COUNT,
     GT_EPI_USER = GT_EPI_BUILTIN_COUNT, /* gt_user_op with D0 a residual */
     GT_EPI_USER_PLAIN                   /* gt_user_op with a plain struct (alpha 1, no D) */
@@ -164,6 +166,7 @@ enum {
 static const char *const gt_epi_names[] = {"none", "scale", "bias", "residual", "relu",
                                            "relu6", "bilinear", "bias+relu", "scale+add",
                                            "4 D tensors", "explicit identity",
+                                           "alpha+bias+residual+relu", "two residuals",
                                            "user op", "user op, plain struct"};
 
 /* Kinds of D tensor: how it is broadcast and laid out. */
@@ -226,6 +229,16 @@ static gt_epi_spec gt_epi_make(int kind)
         s.act = gconv_clamp(-2.0f, 2.5f);
         break;
     case GT_EPI_IDENTITY:
+        break;
+    case GT_EPI_BIAS_RES:
+        s.alpha = -0.5f, s.num_d = 2, s.act = gconv_relu();
+        s.dkind[0] = GT_D_BIAS, s.beta[0] = 1.0f;
+        s.dkind[1] = GT_D_FULL, s.beta[1] = 1.5f;
+        break;
+    case GT_EPI_TWO_RES:
+        s.num_d = 2;
+        s.dkind[0] = GT_D_FULL, s.beta[0] = 1.0f;
+        s.dkind[1] = GT_D_FULL, s.beta[1] = -0.5f;
         break;
     case GT_EPI_USER:
         s.alpha = 1.5f, s.num_d = 1, s.dkind[0] = GT_D_FULL, s.beta[0] = -0.75f;
@@ -1012,6 +1025,52 @@ Test(fwd, epi_scale_add, .timeout = 60) { gt_epi_test(GT_EPI_SCALE_ADD); }
 Test(fwd, epi_four_d, .timeout = 60) { gt_epi_test(GT_EPI_FOUR_D); }
 
 Test(fwd, epi_explicit_identity, .timeout = 60) { gt_epi_test(GT_EPI_IDENTITY); }
+Test(fwd, epi_bias_residual, .timeout = 60) { gt_epi_test(GT_EPI_BIAS_RES); }
+Test(fwd, epi_two_residuals, .timeout = 60) { gt_epi_test(GT_EPI_TWO_RES); }
+
+/* DW3 with D tensors on items of many rows: the split hook (gconv_impl_dw3_tps, one work item
+ * aimed at per SM) makes every item the whole output height, so the residual's ring slots
+ * wrap many times; then the default split. Stride 1 (four and two columns a thread) and 2,
+ * odd sizes, a pad of 0 on one side, every type; the epilogues that take the ring (residual,
+ * alpha with a bias and a residual, scale + add, bilinear), the ones that take the
+ * per-element path (two residuals, four D tensors) and the user op (fp16 instantiation). */
+static const gt_edge gt_dw3_ring_problems[] = {
+    {"dw3 stride 1", 2, 48, 2, 1, 1, {1, 23, 19}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1},
+     {0, 1, 1}},
+    {"dw3 stride 2", 2, 40, 3, 1, 1, {1, 26, 21}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 1, 0},
+     {0, 1, 1}},
+    {"dw3 two columns (width 2 mod 4)", 2, 32, 2, 1, 1, {1, 17, 14}, {1, 3, 3}, {1, 1, 1},
+     {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+};
+
+Test(fwd, dw3_ring, .timeout = 90)
+{
+    static const int kinds[] = {GT_EPI_RESIDUAL, GT_EPI_BIAS_RES, GT_EPI_SCALE_ADD,
+                                GT_EPI_BILINEAR, GT_EPI_TWO_RES,  GT_EPI_FOUR_D};
+    int tps, ti;
+    size_t i, k;
+    gt_require_gpu();
+    gt_fail_count = 0;
+    for (tps = 1; tps >= 0; tps--) {
+        gconv_impl_dw3_tps = tps;
+        for (i = 0; i < sizeof gt_dw3_ring_problems / sizeof gt_dw3_ring_problems[0]; i++) {
+            gconv_problem p;
+            gt_edge_problem(&gt_dw3_ring_problems[i], &p);
+            for (ti = 0; ti < 3; ti++)
+                for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+                    const gt_fwd_impl *im = &gt_impls[ti][GT_FAM_NHWGC];
+                    gt_set_layouts(&p, im);
+                    gt_run_case(im, &p, kinds[k], GT_INIT_DECIMAL,
+                                0xD3A000u + (uint64_t)tps * 256 + i * 64 + ti * 16 + k, 0);
+                }
+            gt_set_layouts(&p, &gt_impl_user_f16);
+            gt_run_case(&gt_impl_user_f16, &p, GT_EPI_USER, GT_INIT_DECIMAL,
+                        0xD3A800u + (uint64_t)tps * 16 + i, 0);
+        }
+    }
+    gconv_impl_dw3_tps = 0;
+    gt_log_paths("dw3 ring");
+}
 
 /* The user op: every data path it can take (edge table, random problems) through the two
  * user-op instantiations (fp16 NHWGC/GKYXC and fp32 NGCHW/GKCYX). */
