@@ -1388,7 +1388,21 @@ static inline int gconv_impl_plan_dw3(const gconv_problem *p, int es, const void
      * leaves c576@14 one wave of whole-height items (19.5 us) where 1024 gave 1.27 waves of
      * 7-row ones, and c384@14 its 7-row items (14.3 us; 19.0 with dw3s1d). */
     const int tps = gconv_impl_dw3_tps > 0 ? gconv_impl_dw3_tps : GCONV_DIRECT_DW_THREADS_PER_SM;
-    if (s1 && wo % 4 == 2) {
+    int narrow = s1 && wo % 4 == 2;
+    if (s1 && !narrow && epi->num_d && es == 2) {
+        /* 16-bit D tensors: dw3s1d holds 4 blocks per SM (199 registers), dw3s1nd 6. Where
+         * dw3s1d would run in under two waves of 4, the two-column kernel, whatever the
+         * width (H100, with a residual: c192@28 28.2 -> 24.5 us, c960@7 14.3 -> 11.2; with
+         * many waves it loses, c144@56 66.8 -> 68.0, c32@112 59.8 -> 61.9) */
+        const int sm = gconv_device_sm_count();
+        if (!gconv_impl_plan_dw3_ex(p, es, in, wei, out, epi, GCONV_DIRECT_DW_TW1,
+                                    GCONV_DIRECT_DW_PD, tps, pl))
+            return 0;
+        if (pl->variant != 3 || (long long)pl->grid >= 8LL * (sm > 0 ? sm : 100))
+            return 1;
+        narrow = 1;
+    }
+    if (narrow) {
         if (!gconv_impl_plan_dw3_ex(p, es, in, wei, out, epi, 2, GCONV_DIRECT_DW_PDN,
                                     epi->num_d && gconv_impl_dw3_tps <= 0 ? 192 : tps, pl))
             return 0;

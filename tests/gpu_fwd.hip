@@ -1043,7 +1043,7 @@ static const gt_edge gt_dw3_ring_problems[] = {
      {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
 };
 
-Test(fwd, dw3_ring, .timeout = 90)
+Test(fwd, dw3_ring, .timeout = 120)
 {
     static const int kinds[] = {GT_EPI_RESIDUAL, GT_EPI_BIAS_RES, GT_EPI_SCALE_ADD,
                                 GT_EPI_BILINEAR, GT_EPI_TWO_RES,  GT_EPI_FOUR_D};
@@ -1069,6 +1069,22 @@ Test(fwd, dw3_ring, .timeout = 90)
         }
     }
     gconv_impl_dw3_tps = 0;
+    /* the small problems above put the 16-bit types' D epilogues on the two-column kernel
+     * (dw3s1d would run in under two waves); this one has 2048 blocks of dw3s1d */
+    {
+        static const gt_edge big = {"dw3 four columns, many blocks", 2, 256, 16, 1, 1,
+                                    {1, 64, 64}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1},
+                                    {0, 1, 1}};
+        gconv_problem p;
+        gt_edge_problem(&big, &p);
+        for (ti = 0; ti < 3; ti++)
+            for (k = 0; k < 2; k++) {
+                const gt_fwd_impl *im = &gt_impls[ti][GT_FAM_NHWGC];
+                gt_set_layouts(&p, im);
+                gt_run_case(im, &p, k ? GT_EPI_BIAS_RES : GT_EPI_RESIDUAL, GT_INIT_DECIMAL,
+                            0xD3AC00u + (uint64_t)ti * 4 + k, 0);
+            }
+    }
     gt_log_paths("dw3 ring");
 }
 
