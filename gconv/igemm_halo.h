@@ -61,10 +61,11 @@
  * k-step, loads B for NT = ceil(K / 8) n-tiles (NT 1, 2 or 4, rounded up) and, per m-tile,
  * A with one ldmatrix.x4 straight from the halo (each lane addresses its own pixel and tap),
  * then issues MT x NT m16n8k16 mma.sync with MT = 4 / NT. The epilogue stores pairs of output
- * channels (32-bit) straight from the accumulators, except the plain store of one-n-tile plans
- * (K <= 8: a unit's GB * K <= 64 channels a pixel) with 16-byte aligned output strides, which
- * the warps pack into a staging tile in shared memory that the block then writes in 16-byte
- * pieces (a pixel's 128-byte line where GB * K = 64; gconv_impl_halo_plan_stage); else: the
+ * channels (32-bit) straight from the accumulators, except the stores of one-n-tile plans
+ * (K <= 8: a unit's GB * K <= 64 channels a pixel) with 16-byte aligned output strides and a
+ * plain epilogue or one D tensor in the output's layout (its epilogue applied first, in fp32),
+ * which the warps pack into a staging tile in shared memory that the block then writes in
+ * 16-byte pieces (a pixel's 128-byte line where GB * K = 64; gconv_impl_halo_plan_stage); else: the
  * plain store as is; the built-in epilogue with every D tensor in the output's layout (a
  * residual) reads D's words at the same index (one D: loaded before the math, so the load
  * overlaps it); anything else (a bias, other strides, a user op) calls the epilogue function
@@ -153,7 +154,7 @@ typedef struct gconv_impl_halo_params {
     int wtr;                 /* weights as the problem's own GKYXC, read transposed (below) */
     int wkp, wgs;            /* wtr: bytes per weight row block k (taps * K * 2 + pad), per group */
     int halo_bytes, w_bytes; /* one halo buffer; the weights */
-    int ostage, stage_off;   /* plain one-n-tile stores staged in shared memory at stage_off
+    int ostage, stage_off;   /* one-n-tile stores staged in shared memory at stage_off
                                 (GCONV_IMPL_HALO_SROW words a virtual pixel) and written in
                                 16-byte pieces (gconv_impl_halo_stage_out) */
     int in_n, in_h, in_w;    /* input strides of n, h, w (elements) */
@@ -362,12 +363,15 @@ static __device__ __forceinline__ void gconv_impl_halo_store(const gconv_impl_ha
  * takes the lanes' A offsets from ko (registers, loaded once per block) instead of shared
  * memory. halo: this unit's halo buffer; ob2: output offset of (image n, band row 0) in 32-bit
  * words; qlim: virtual pixels of the band's rows (rows * Wp). TR: the weights are wtr's (B's
- * per-lane row offsets of every k-step from boffs, one LDS per k-step). */
+ * per-lane row offsets of every k-step from boffs, one LDS per k-step). F1: the two-block
+ * kernel's one-n-tile loops (plain stores staged, the items' advance without a loop); SD: the
+ * three-block kernel's (D tensors: their epilogue applied, then the words staged). */
 static __device__ __forceinline__ void gconv_impl_halo_items(
     const gconv_impl_halo_params *P, gconv_dtype dt, gconv_impl_epi_fn epi, int plain, int fastd,
     const unsigned char *halo, const unsigned char *wsm, const int *offs, const int *ko,
     const int *boffs, const int *pixrel, unsigned *stage, int n, int oh0, int qlim, int ob2,
-    int g0, int gv, int gl0, int mi0, const int NT, const int KSL, const int TR, const int F1)
+    int g0, int gv, int gl0, int mi0, const int NT, const int KSL, const int TR, const int F1,
+    const int SD)
 {
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
     const int MT = 4 / NT;
@@ -437,19 +441,33 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
          * q = m0 + 16 * mt + r8 (+8 for e = 2), output channels k = 8 * nt + q2, k + 1 of
          * group g: the 32-bit word (g * K + k) / 2 past the pixel's (pixrel holds its offset
          * from the band's first row in words; K, k even) */
-        if (F1 && P->ostage && epi == gconv_impl_epilogue_apply) {
+        if ((F1 || SD) && P->ostage && epi == gconv_impl_epilogue_apply) {
             /* pack into the unit's staging tile: pixel q, word (gl K + q2) / 2 (NT = 1). Only
-             * for the built-in epilogue (ostage implies a plain struct): a user op gets every
-             * value. The test is on epi, a constant here, not on plain: testing the run-time
-             * plain cost 3 us at ResNeXt 128@56 (H100) */
+             * for the built-in epilogue (ostage: a plain struct, or D tensors in the output's
+             * layout): a user op gets every value. The test is on epi, a constant here, not on
+             * plain: testing the run-time plain cost 3 us at ResNeXt 128@56 (H100) */
             unsigned *st = stage + gl * (K >> 1) + (q2 >> 1);
             if (q2 < K)
 #pragma unroll
                 for (mt = 0; mt < MT; mt++)
 #pragma unroll
-                    for (e = 0; e < 4; e += 2)
+                    for (e = 0; e < 4; e += 2) {
+                        float y0 = acc[mt][0][e], y1 = acc[mt][0][e + 1];
+                        if (SD) {
+                            /* the one D tensor's epilogue (the plan staged only those), in
+                             * fp32 before the one rounding, as the direct store does */
+                            float d0, d1;
+                            gconv_impl_halo_unpack(dv[mt * 2 + e / 2], dt, &d0, &d1);
+                            y0 = gconv_impl_act_sel((int)P->epi.act.kind, P->epi.act.lo,
+                                                    P->epi.act.hi,
+                                                    fmaf(P->epi.alpha, y0, P->epi.beta[0] * d0));
+                            y1 = gconv_impl_act_sel((int)P->epi.act.kind, P->epi.act.lo,
+                                                    P->epi.act.hi,
+                                                    fmaf(P->epi.alpha, y1, P->epi.beta[0] * d1));
+                        }
                         st[(m0 + mt * 16 + r8 + (e ? 8 : 0)) * GCONV_IMPL_HALO_SROW] =
-                            gconv_impl_halo_pack(acc[mt][0][e], acc[mt][0][e + 1], dt);
+                            gconv_impl_halo_pack(y0, y1, dt);
+                    }
         } else {
             if (plain)
                 gconv_impl_halo_store(P, dt, acc, dv, og, pixrel, m0, r8, q2, qlim, NT, 0);
@@ -502,7 +520,7 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
 #else
     (void)P, (void)dt, (void)epi, (void)plain, (void)fastd, (void)halo, (void)wsm, (void)offs, (void)ko;
     (void)pixrel, (void)n, (void)oh0, (void)qlim, (void)ob2, (void)g0, (void)gv, (void)gl0;
-    (void)mi0, (void)NT, (void)boffs, (void)TR, (void)F1, (void)stage;
+    (void)mi0, (void)NT, (void)boffs, (void)TR, (void)F1, (void)SD, (void)stage;
     (void)KSL;
 #endif
 }
@@ -770,8 +788,9 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
         }
         gconv_impl_igemm_cp_commit();
         gconv_impl_halo_items(P, dt, epi, plain, fastd, cur, wsm, offs, ko, boffs, pixrel, stage,
-                              n, oh0, rows * P->Wp, ob2, g0, gv, gl0, mi0, NT, KSL, TR, FB == 8);
-        if (FB == 8 && P->ostage && epi == gconv_impl_epilogue_apply) {
+                              n, oh0, rows * P->Wp, ob2, g0, gv, gl0, mi0, NT, KSL, TR, FB == 8,
+                              FB == 1 && NT == 1);
+        if (NT == 1 && P->ostage && epi == gconv_impl_epilogue_apply) {
             __syncthreads(); /* every warp's words of the unit are in the staging tile */
             gconv_impl_halo_stage_out(P, stage, pixrel, rows * P->Wp, ob2, g0);
         }
@@ -1071,20 +1090,25 @@ static inline int gconv_impl_halo_smem(const gconv_impl_halo_params *P)
     return P->tma ? P->tbar_off + 16 : end;
 }
 
-/* Stage a planned launch's plain stores (P->ostage, P->stage_off; see gconv_impl_halo_params)
+/* Stage a planned launch's stores (P->ostage, P->stage_off; see gconv_impl_halo_params)
  * where they can go out in 16-byte pieces: one n-tile (K <= 8: the chunk's GB * K <= 64
- * channels, a whole number of pieces), plain epilogue, every chunk full, output 16-byte
- * aligned with pixel, row and image strides multiples of 8 elements, and the shared memory
- * there. Called after gconv_impl_halo_plan and gconv_impl_halo_plan_wtr. */
+ * channels, a whole number of pieces), every chunk full, output 16-byte aligned with pixel,
+ * row and image strides multiples of 8 elements, and the shared memory there; a plain
+ * epilogue (the two-block kernel), or one D tensor in the output's layout (a residual: the
+ * three-block kernel, which applies its epilogue before staging; its three blocks must keep
+ * fitting an SM). Called after gconv_impl_halo_plan and gconv_impl_halo_plan_wtr. */
 static inline void gconv_impl_halo_plan_stage(gconv_impl_halo_params *P)
 {
     const int tables = 2 * P->halo_bytes + P->w_bytes + P->KS * 128 * (P->wtr ? 2 : 1) +
                        P->Q * 4 + P->P * 8;
     const int off = (tables + 15) & ~15;
+    /* three blocks of the D kernel, each with its copy-engine barriers (16 bytes, 8-aligned)
+     * and the 1 KB the runtime reserves, in 228 KB */
+    const int lim = P->plain ? GCONV_IMPL_HALO_MAX_SMEM : 75 * 1024 - 32;
     P->ostage = 0, P->stage_off = 0;
-    if (P->NT != 1 || !P->plain || (P->GB * P->K) % 8 || P->G % P->GB ||
-        (uintptr_t)P->out % 16 || P->out_w % 8 || P->out_h % 8 || P->out_n % 8 ||
-        off + P->Q * GCONV_IMPL_HALO_SROW * 4 > GCONV_IMPL_HALO_MAX_SMEM)
+    if (P->NT != 1 || !(P->plain || (P->epi.num_d == 1 && P->dsame)) || (P->GB * P->K) % 8 ||
+        P->G % P->GB || (uintptr_t)P->out % 16 || P->out_w % 8 || P->out_h % 8 ||
+        P->out_n % 8 || off + P->Q * GCONV_IMPL_HALO_SROW * 4 > lim)
         return;
     P->ostage = 1, P->stage_off = off;
 }

@@ -158,6 +158,7 @@ enum {
     GT_EPI_IDENTITY,   /* an explicit epilogue that is a plain store (alpha 1, nothing else) */
     GT_EPI_BIAS_RES,   /* relu(-0.5 acc + bias + 1.5 D) */
     GT_EPI_TWO_RES,    /* acc + D1 - 0.5 D2, both full tensors in the output's layout */
+    GT_EPI_RES_CLAMP,  /* clamp(1.5 acc - 0.75 D, -1, 2) */
     GT_EPI_BUILTIN_COUNT,
     GT_EPI_USER = GT_EPI_BUILTIN_COUNT, /* gt_user_op with D0 a residual */
     GT_EPI_USER_PLAIN                   /* gt_user_op with a plain struct (alpha 1, no D) */
@@ -167,6 +168,7 @@ static const char *const gt_epi_names[] = {"none", "scale", "bias", "residual", 
                                            "relu6", "bilinear", "bias+relu", "scale+add",
                                            "4 D tensors", "explicit identity",
                                            "alpha+bias+residual+relu", "two residuals",
+                                           "alpha+residual+clamp",
                                            "user op", "user op, plain struct"};
 
 /* Kinds of D tensor: how it is broadcast and laid out. */
@@ -234,6 +236,10 @@ static gt_epi_spec gt_epi_make(int kind)
         s.alpha = -0.5f, s.num_d = 2, s.act = gconv_relu();
         s.dkind[0] = GT_D_BIAS, s.beta[0] = 1.0f;
         s.dkind[1] = GT_D_FULL, s.beta[1] = 1.5f;
+        break;
+    case GT_EPI_RES_CLAMP:
+        s.alpha = 1.5f, s.num_d = 1, s.act = gconv_clamp(-1.0f, 2.0f);
+        s.dkind[0] = GT_D_FULL, s.beta[0] = -0.75f;
         break;
     case GT_EPI_TWO_RES:
         s.num_d = 2;
@@ -1027,6 +1033,7 @@ Test(fwd, epi_four_d, .timeout = 60) { gt_epi_test(GT_EPI_FOUR_D); }
 Test(fwd, epi_explicit_identity, .timeout = 60) { gt_epi_test(GT_EPI_IDENTITY); }
 Test(fwd, epi_bias_residual, .timeout = 60) { gt_epi_test(GT_EPI_BIAS_RES); }
 Test(fwd, epi_two_residuals, .timeout = 60) { gt_epi_test(GT_EPI_TWO_RES); }
+Test(fwd, epi_residual_clamp, .timeout = 60) { gt_epi_test(GT_EPI_RES_CLAMP); }
 
 /* DW3 with D tensors on items of many rows: the split hook (gconv_impl_dw3_tps, one work item
  * aimed at per SM) makes every item the whole output height, so the residual's ring slots
@@ -1046,7 +1053,8 @@ static const gt_edge gt_dw3_ring_problems[] = {
 Test(fwd, dw3_ring, .timeout = 120)
 {
     static const int kinds[] = {GT_EPI_RESIDUAL, GT_EPI_BIAS_RES, GT_EPI_SCALE_ADD,
-                                GT_EPI_BILINEAR, GT_EPI_TWO_RES,  GT_EPI_FOUR_D};
+                                GT_EPI_BILINEAR, GT_EPI_TWO_RES,  GT_EPI_FOUR_D,
+                                GT_EPI_RES_CLAMP};
     int tps, ti;
     size_t i, k;
     gt_require_gpu();
