@@ -1336,6 +1336,11 @@ static inline int gconv_impl_plan_dw3_ex(const gconv_problem *p, int es, const v
     }
     if (npix > 1)
         d->dvec = 0; /* the vector path takes one per-pixel D tensor (gconv_impl_dw_body) */
+    /* that path scales the taps by alpha (gconv_impl_dw_body): a non-finite alpha (0 * inf
+     * taps) or one large enough to overflow a tap where alpha * acc would not takes the
+     * per-element path, which applies alpha to the sum */
+    if (epi->num_d > 0 && !(epi->alpha <= 1e19f && epi->alpha >= -1e19f))
+        d->dvec = 0;
     d->items = base * d->hchunks;
     pl->path = GCONV_IMPL_DIRECT_DW3;
     /* 1, 2: stride 1, 2 plain; 3, 4: with D tensors; 5, 6: only broadcast vector D tensors;

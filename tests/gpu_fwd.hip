@@ -1036,8 +1036,9 @@ Test(fwd, epi_two_residuals, .timeout = 60) { gt_epi_test(GT_EPI_TWO_RES); }
 Test(fwd, epi_residual_clamp, .timeout = 60) { gt_epi_test(GT_EPI_RES_CLAMP); }
 
 /* DW3 with D tensors on items of many rows: the split hook (gconv_impl_dw3_tps, one work item
- * aimed at per SM) makes every item the whole output height, so the residual's ring slots
- * wrap many times; then the default split. Stride 1 (four and two columns a thread) and 2,
+ * aimed at per SM) makes the items as tall as the split allows (these problems have fewer
+ * column tiles and channel vectors than SMs, so 6 to 12 rows on H100), so the residual's
+ * ring slots wrap; then the default split. Stride 1 (four and two columns a thread) and 2,
  * odd sizes, a pad of 0 on one side, every type; the epilogues that take the ring (residual,
  * alpha with a bias and a residual, scale + add, bilinear), the ones that take the
  * per-element path (two residuals, four D tensors) and the user op (fp16 instantiation). */
