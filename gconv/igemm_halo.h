@@ -468,6 +468,32 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
                         st[(m0 + mt * 16 + r8 + (e ? 8 : 0)) * GCONV_IMPL_HALO_SROW] =
                             gconv_impl_halo_pack(y0, y1, dt);
                     }
+        } else if (NT > 1 && P->ostage && epi == gconv_impl_epilogue_apply) {
+            /* several n-tiles (the two-block kernel): word (gl K + 8 nt + q2) / 2 of pixel q,
+             * the one D tensor's epilogue applied first where the plan staged one */
+            unsigned *st = stage + gl * (K >> 1) + (q2 >> 1);
+#pragma unroll
+            for (mt = 0; mt < MT; mt++)
+#pragma unroll
+                for (e = 0; e < 4; e += 2)
+#pragma unroll
+                    for (nt = 0; nt < NT; nt++) {
+                        float y0 = acc[mt][nt][e], y1 = acc[mt][nt][e + 1];
+                        if (nt * 8 + q2 >= K)
+                            continue;
+                        if (!plain) {
+                            float d0, d1;
+                            gconv_impl_halo_unpack(dv[(mt * 2 + e / 2) * NT + nt], dt, &d0, &d1);
+                            y0 = gconv_impl_act_sel((int)P->epi.act.kind, P->epi.act.lo,
+                                                    P->epi.act.hi,
+                                                    fmaf(P->epi.alpha, y0, P->epi.beta[0] * d0));
+                            y1 = gconv_impl_act_sel((int)P->epi.act.kind, P->epi.act.lo,
+                                                    P->epi.act.hi,
+                                                    fmaf(P->epi.alpha, y1, P->epi.beta[0] * d1));
+                        }
+                        st[(m0 + mt * 16 + r8 + (e ? 8 : 0)) * GCONV_IMPL_HALO_SROW + nt * 4] =
+                            gconv_impl_halo_pack(y0, y1, dt);
+                    }
         } else {
             if (plain)
                 gconv_impl_halo_store(P, dt, acc, dv, og, pixrel, m0, r8, q2, qlim, NT, 0);
@@ -790,7 +816,7 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
         gconv_impl_halo_items(P, dt, epi, plain, fastd, cur, wsm, offs, ko, boffs, pixrel, stage,
                               n, oh0, rows * P->Wp, ob2, g0, gv, gl0, mi0, NT, KSL, TR, FB == 8,
                               FB == 1 && NT == 1);
-        if (NT == 1 && P->ostage && epi == gconv_impl_epilogue_apply) {
+        if (P->ostage && epi == gconv_impl_epilogue_apply) {
             __syncthreads(); /* every warp's words of the unit are in the staging tile */
             gconv_impl_halo_stage_out(P, stage, pixrel, rows * P->Wp, ob2, g0);
         }
@@ -1091,12 +1117,14 @@ static inline int gconv_impl_halo_smem(const gconv_impl_halo_params *P)
 }
 
 /* Stage a planned launch's stores (P->ostage, P->stage_off; see gconv_impl_halo_params)
- * where they can go out in 16-byte pieces: one n-tile (K <= 8: the chunk's GB * K <= 64
- * channels, a whole number of pieces), every chunk full, output 16-byte aligned with pixel,
- * row and image strides multiples of 8 elements, and the shared memory there; a plain
- * epilogue (the two-block kernel), or one D tensor in the output's layout (a residual: the
- * three-block kernel, which applies its epilogue before staging; its three blocks must keep
- * fitting an SM). Called after gconv_impl_halo_plan and gconv_impl_halo_plan_wtr. */
+ * where they can go out in 16-byte pieces: the chunk's GB * K <= 64 channels a whole number
+ * of pieces, every chunk full, output 16-byte aligned with pixel, row and image strides
+ * multiples of 8 elements, and the shared memory there. One n-tile: a plain epilogue (the
+ * two-block kernel), or one D tensor in the output's layout (a residual: the three-block
+ * kernel, which applies its epilogue before staging; its three blocks must keep fitting an
+ * SM). Several n-tiles: only that residual (H100, ResNeXt 1024@7 with a residual 24.5 ->
+ * 21.8 us; their plain stores lost when staged, forward 512@14 20.1 -> 21.3, 1024@7 16.0 ->
+ * 17.3). Called after gconv_impl_halo_plan and gconv_impl_halo_plan_wtr. */
 static inline void gconv_impl_halo_plan_stage(gconv_impl_halo_params *P)
 {
     const int tables = 2 * P->halo_bytes + P->w_bytes + P->KS * 128 * (P->wtr ? 2 : 1) +
@@ -1104,9 +1132,11 @@ static inline void gconv_impl_halo_plan_stage(gconv_impl_halo_params *P)
     const int off = (tables + 15) & ~15;
     /* three blocks of the D kernel, each with its copy-engine barriers (16 bytes, 8-aligned)
      * and the 1 KB the runtime reserves, in 228 KB */
-    const int lim = P->plain ? GCONV_IMPL_HALO_MAX_SMEM : 75 * 1024 - 32;
+    const int lim = P->plain || P->NT > 1 ? GCONV_IMPL_HALO_MAX_SMEM : 75 * 1024 - 32;
     P->ostage = 0, P->stage_off = 0;
-    if (P->NT != 1 || !(P->plain || (P->epi.num_d == 1 && P->dsame)) || (P->GB * P->K) % 8 ||
+    if (P->GB * P->K > 64 || !(P->NT == 1 ? P->plain || (P->epi.num_d == 1 && P->dsame)
+                                          : !P->plain && P->epi.num_d == 1 && P->dsame) ||
+        (P->GB * P->K) % 8 ||
         P->G % P->GB || (uintptr_t)P->out % 16 || P->out_w % 8 || P->out_h % 8 ||
         P->out_n % 8 || off + P->Q * GCONV_IMPL_HALO_SROW * 4 > lim)
         return;

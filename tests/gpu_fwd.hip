@@ -987,7 +987,8 @@ Test(fwd, ws_epilogues, .timeout = 120)
 
 /* ---- epilogues ----------------------------------------------------------------------------- */
 
-/* Problems each epilogue runs on: a GEMM-sized one, a depthwise one, a 1D and a 3D one. */
+/* Problems each epilogue runs on: a GEMM-sized one, a depthwise one, a 1D and a 3D one, and
+ * halo ones (one n-tile, pairs of groups, four n-tiles). */
 static const gt_edge gt_epi_problems[] = {
     {"gemm-sized", 2, 2, 2, 24, 40, {1, 9, 10}, {1, 3, 3}, {1, 1, 2}, {1, 1, 1}, {0, 1, 1},
      {0, 1, 0}},
@@ -999,6 +1000,8 @@ static const gt_edge gt_epi_problems[] = {
      {0, 1, 1}},
     {"halo pairs C = K = 4", 2, 18, 2, 4, 4, {1, 10, 12}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1},
      {0, 1, 1}, {0, 1, 1}},
+    {"halo C = K = 32 (four n-tiles)", 2, 4, 2, 32, 32, {1, 9, 11}, {1, 3, 3}, {1, 1, 1},
+     {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
 };
 
 static void gt_epi_test(int kind)
