@@ -303,6 +303,22 @@ static __device__ __forceinline__ void gconv_impl_halo_kstep(float (*acc)[4][4],
 #endif
 
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
+/* A staged word of a one-D-tensor epilogue: alpha * (y0, y1) + beta * the D word dw, the
+ * activation, packed (fp32 until the one rounding, as the direct store does). */
+static __device__ __forceinline__ unsigned gconv_impl_halo_res_word(const gconv_impl_halo_params *P,
+                                                                    gconv_dtype dt, float y0,
+                                                                    float y1, unsigned dw)
+{
+    const int ak = (int)P->epi.act.kind;
+    float d0, d1;
+    gconv_impl_halo_unpack(dw, dt, &d0, &d1);
+    y0 = gconv_impl_act_sel(ak, P->epi.act.lo, P->epi.act.hi,
+                            fmaf(P->epi.alpha, y0, P->epi.beta[0] * d0));
+    y1 = gconv_impl_act_sel(ak, P->epi.act.lo, P->epi.act.hi,
+                            fmaf(P->epi.alpha, y1, P->epi.beta[0] * d1));
+    return gconv_impl_halo_pack(y0, y1, dt);
+}
+
 /* The stores of an item from its accumulators (see gconv_impl_halo_items): FAST 0 the plain
  * store; FAST 1 the built-in epilogue with every D tensor in the output's layout, whose word
  * is the output word's index from D's base (the plan checked strides and 4-byte alignment;
@@ -451,49 +467,27 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
 #pragma unroll
                 for (mt = 0; mt < MT; mt++)
 #pragma unroll
-                    for (e = 0; e < 4; e += 2) {
-                        float y0 = acc[mt][0][e], y1 = acc[mt][0][e + 1];
-                        if (SD) {
-                            /* the one D tensor's epilogue (the plan staged only those), in
-                             * fp32 before the one rounding, as the direct store does */
-                            float d0, d1;
-                            gconv_impl_halo_unpack(dv[mt * 2 + e / 2], dt, &d0, &d1);
-                            y0 = gconv_impl_act_sel((int)P->epi.act.kind, P->epi.act.lo,
-                                                    P->epi.act.hi,
-                                                    fmaf(P->epi.alpha, y0, P->epi.beta[0] * d0));
-                            y1 = gconv_impl_act_sel((int)P->epi.act.kind, P->epi.act.lo,
-                                                    P->epi.act.hi,
-                                                    fmaf(P->epi.alpha, y1, P->epi.beta[0] * d1));
-                        }
+                    for (e = 0; e < 4; e += 2)
+                        /* SD: the one D tensor's epilogue (the plan staged only those) */
                         st[(m0 + mt * 16 + r8 + (e ? 8 : 0)) * GCONV_IMPL_HALO_SROW] =
-                            gconv_impl_halo_pack(y0, y1, dt);
-                    }
+                            SD ? gconv_impl_halo_res_word(P, dt, acc[mt][0][e], acc[mt][0][e + 1],
+                                                          dv[mt * 2 + e / 2])
+                               : gconv_impl_halo_pack(acc[mt][0][e], acc[mt][0][e + 1], dt);
         } else if (NT > 1 && P->ostage && epi == gconv_impl_epilogue_apply) {
-            /* several n-tiles (the two-block kernel): word (gl K + 8 nt + q2) / 2 of pixel q,
-             * the one D tensor's epilogue applied first where the plan staged one */
+            /* several n-tiles (the two-block kernel; the plan stages only the one D tensor's
+             * epilogue there): word (gl K + 8 nt + q2) / 2 of pixel q */
             unsigned *st = stage + gl * (K >> 1) + (q2 >> 1);
 #pragma unroll
             for (mt = 0; mt < MT; mt++)
 #pragma unroll
                 for (e = 0; e < 4; e += 2)
 #pragma unroll
-                    for (nt = 0; nt < NT; nt++) {
-                        float y0 = acc[mt][nt][e], y1 = acc[mt][nt][e + 1];
-                        if (nt * 8 + q2 >= K)
-                            continue;
-                        if (!plain) {
-                            float d0, d1;
-                            gconv_impl_halo_unpack(dv[(mt * 2 + e / 2) * NT + nt], dt, &d0, &d1);
-                            y0 = gconv_impl_act_sel((int)P->epi.act.kind, P->epi.act.lo,
-                                                    P->epi.act.hi,
-                                                    fmaf(P->epi.alpha, y0, P->epi.beta[0] * d0));
-                            y1 = gconv_impl_act_sel((int)P->epi.act.kind, P->epi.act.lo,
-                                                    P->epi.act.hi,
-                                                    fmaf(P->epi.alpha, y1, P->epi.beta[0] * d1));
-                        }
-                        st[(m0 + mt * 16 + r8 + (e ? 8 : 0)) * GCONV_IMPL_HALO_SROW + nt * 4] =
-                            gconv_impl_halo_pack(y0, y1, dt);
-                    }
+                    for (nt = 0; nt < NT; nt++)
+                        if (nt * 8 + q2 < K)
+                            st[(m0 + mt * 16 + r8 + (e ? 8 : 0)) * GCONV_IMPL_HALO_SROW +
+                               nt * 4] =
+                                gconv_impl_halo_res_word(P, dt, acc[mt][nt][e], acc[mt][nt][e + 1],
+                                                         dv[(mt * 2 + e / 2) * NT + nt]);
         } else {
             if (plain)
                 gconv_impl_halo_store(P, dt, acc, dv, og, pixrel, m0, r8, q2, qlim, NT, 0);
