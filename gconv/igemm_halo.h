@@ -61,14 +61,15 @@
  * k-step, loads B for NT = ceil(K / 8) n-tiles (NT 1, 2 or 4, rounded up) and, per m-tile,
  * A with one ldmatrix.x4 straight from the halo (each lane addresses its own pixel and tap),
  * then issues MT x NT m16n8k16 mma.sync with MT = 4 / NT. The epilogue stores pairs of output
- * channels (32-bit) straight from the accumulators, except the stores of one-n-tile plans
- * (K <= 8: a unit's GB * K <= 64 channels a pixel) with 16-byte aligned output strides and a
- * plain epilogue or one D tensor in the output's layout (its epilogue applied first, in fp32),
- * which the warps pack into a staging tile in shared memory that the block then writes in
- * 16-byte pieces (a pixel's 128-byte line where GB * K = 64; gconv_impl_halo_plan_stage); else: the
- * plain store as is; the built-in epilogue with every D tensor in the output's layout (a
- * residual) reads D's words at the same index (one D: loaded before the math, so the load
- * overlaps it); anything else (a bias, other strides, a user op) calls the epilogue function
+ * channels (32-bit) straight from the accumulators, except where a unit's GB * K <= 64
+ * channels a pixel, every chunk is full and the output strides are 16-byte aligned: there the
+ * warps pack their words into a staging tile in shared memory that the block then writes in
+ * 16-byte pieces (a pixel's 128-byte line where GB * K = 64; gconv_impl_halo_plan_stage), for
+ * a plain epilogue with one n-tile and for one D tensor in the output's layout with any (its
+ * epilogue applied first, in fp32; gconv_impl_halo_res_word). Else: the plain store as is;
+ * the built-in epilogue with every D tensor in the output's layout (a residual) reads D's
+ * words at the same index (one D: loaded before the math, so the load overlaps it); anything
+ * else (a bias, other strides, a user op) calls the epilogue function
  * per element from a rolled loop, so its code exists once.
  *
  * Used by gconv/fwd.h (GCONV_FWD dispatch) and gconv/bwd_data.h (stride-1 backward data as a
@@ -154,7 +155,7 @@ typedef struct gconv_impl_halo_params {
     int wtr;                 /* weights as the problem's own GKYXC, read transposed (below) */
     int wkp, wgs;            /* wtr: bytes per weight row block k (taps * K * 2 + pad), per group */
     int halo_bytes, w_bytes; /* one halo buffer; the weights */
-    int ostage, stage_off;   /* one-n-tile stores staged in shared memory at stage_off
+    int ostage, stage_off;   /* stores staged in shared memory at stage_off
                                 (GCONV_IMPL_HALO_SROW words a virtual pixel) and written in
                                 16-byte pieces (gconv_impl_halo_stage_out) */
     int in_n, in_h, in_w;    /* input strides of n, h, w (elements) */
