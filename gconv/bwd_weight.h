@@ -1811,9 +1811,13 @@ static __device__ __forceinline__ void gconv_impl_bww_few4t_body(const gconv_imp
  * block's range crosses few chunks); at the end of its range or of a chunk a block hands its
  * sums to gconv_impl_bww_emit as split "slab" = its rank among the blocks that share the chunk
  * (deterministic: each block's order is fixed, slabs are summed in order), the last such block
- * zero-filling the slabs no block of that chunk reached. Halo and d_out arrive by cp.async into
- * a ring of S buffers (2; GCONV_IMPL_BWH_S32 for C = 32): the next S - 1 units' copies run under
- * this unit's math. */
+ * zero-filling the slabs no block of that chunk reached. Halo and d_out arrive in a ring of S
+ * buffers (2; GCONV_IMPL_BWH_S32 for C = 32): the next S - 1 units' copies run under this
+ * unit's math. On sm_90a each unit's two copies are tiled copy-engine copies issued by one
+ * thread, completing an mbarrier per buffer (gconv_impl_bwh_tma_setup, gconv_impl_bwh_tfill;
+ * H100, ResNeXt 128@56 / 1024@7: 59.6-60.5 / 22.9-23.4 us with cp.async, 57.2-57.8 /
+ * 21.6-21.9 with them; bench/NOTES.md); elsewhere, and where the tensors are not packed, the
+ * first 256 threads issue cp.async through two pixel tables. */
 
 #define GCONV_IMPL_BWH_MTW 5           /* m-tiles per warp */
 #define GCONV_IMPL_BWH_MAX_SMEM (110 * 1024)
@@ -1831,6 +1835,7 @@ typedef struct gconv_impl_bwh_params {
     gconv_impl_halo_params ho; /* d_out rows: the same units, no halo (its P is Q) */
     int wpg, mtg;              /* warps per group, m-tiles per group (ceil(taps * C / 16)) */
     int buf_bytes;             /* one buffer: halo (hi.P pixels) then d_out (Q pixels) */
+    int hoff;                  /* bytes from a buffer's halo to its d_out rows */
     int pair;                  /* C = K = 4: hi / ho see pairs of groups as groups of 8 */
 } gconv_impl_bwh_params;
 
@@ -1881,10 +1886,47 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
     int s, i, nt, e;
     if (g >= hi->G)
         return;
-    if (w->mode == GCONV_IMPL_BWW_SLABS) {
+    if (w->mode == GCONV_IMPL_BWW_SLABS && !P->pair) {
         /* the plain slab stores, unrolled (the mode test hoisted: gconv_impl_bww_emit's
          * final-value path, inlined for every accumulator, made the kernel's loop body
-         * thousands of instructions long) */
+         * thousands of instructions long). Accumulator (i, nt, e) is d_wei row
+         * k = (nt0 + nt) * 8 + c2 + (e & 1) of group g, column j = (mlo + i) * 16 + r8 +
+         * (e >> 1) * 8: from one base pointer, NT * 2 row offsets and immediates (the index
+         * maths of each store, with the pair-mode tests, was ~1,000 instructions a warp for
+         * C = 32: more than its 8 units of math) */
+        const int64_t nc = w->Ncol;
+        float *base = w->ws + (int64_t)slab * w->total + ((int64_t)g * K + nt0 * 8 + c2) * nc +
+                      mlo * 16 + r8;
+        /* each value straight from its accumulator (a select between the sums and the zeros
+         * of the slabs below made every store wait for the previous one to read its register) */
+#pragma unroll
+        for (i = 0; i < GCONV_IMPL_BWH_MTW; i++)
+#pragma unroll
+            for (e = 0; e < 4; e++) {
+                if ((mlo + i) * 16 + r8 + (e >> 1) * 8 >= ncol)
+                    continue;
+#pragma unroll
+                for (nt = 0; nt < NT; nt++)
+                    if ((nt0 + nt) * 8 + c2 + (e & 1) < K)
+                        base[(nt * 8 + (e & 1)) * nc + i * 16 + (e >> 1) * 8] = acc[i][nt][e];
+            }
+        if ((int)blockIdx.x == b1) {
+            /* the chunk's last block: zeros in the slabs past its own (rare: rolled) */
+            int x;
+#pragma unroll 1
+            for (s = slab + 1; s < w->splits; s++) {
+                base += w->total;
+#pragma unroll 1
+                for (x = 0; x < GCONV_IMPL_BWH_MTW * NT * 4; x++) {
+                    const int xi = x / (NT * 4), xn = (x >> 2) % NT, xe = x & 3;
+                    if ((mlo + xi) * 16 + r8 + (xe >> 1) * 8 < ncol &&
+                        (nt0 + xn) * 8 + c2 + (xe & 1) < K)
+                        base[(xn * 8 + (xe & 1)) * nc + xi * 16 + (xe >> 1) * 8] = 0.0f;
+                }
+            }
+        }
+    } else if (w->mode == GCONV_IMPL_BWW_SLABS) {
+        /* pair mode's slabs: the diagonal blocks of each pair, per element */
         const int s1 = (int)blockIdx.x == b1 ? w->splits : slab + 1;
         for (s = slab; s < s1; s++) {
             float *ws = w->ws + (int64_t)s * w->total;
@@ -1948,8 +1990,48 @@ static __device__ __forceinline__ void gconv_impl_bwh_fill(const gconv_impl_bwh_
     if ((int)threadIdx.x >= GCONV_IMPL_HALO_THREADS)
         return;
     gconv_impl_halo_fill(hi, buf, pin, n, band * hi->R, g0, gv, 0, 1);
-    gconv_impl_halo_fill(&P->ho, buf + hi->P * GCONV_IMPL_HALO_PS, pout, n, band * hi->R, g0, gv,
+    gconv_impl_halo_fill(&P->ho, buf + P->hoff, pout, n, band * hi->R, g0, gv,
                          0, 1);
+}
+
+#if GCONV_IMPL_HAS_WGMMA
+/* The same unit's copies by the copy engine (P->hi.tma, one thread): the halo box of hi.tmap
+ * at (channel g0 * C, column -pw, row band * R - ph, image n) and the d_out box of ho.tmap at
+ * (g0 * K, 0, band * R, n), both completing the mbarrier at bar (initialised for two
+ * arrivals: one arm per copy). The boxes are 72 channels wide (the chunk's 64, then the 8 of a
+ * 144-byte pixel row's pad), so they land in the layout the cp.async path makes; pixels and
+ * channels outside the tensors (pads, d_out columns OW .. Wp - 1, rows past the image, the
+ * channels past the last group) arrive as the engine's zeros. */
+static __device__ __forceinline__ void gconv_impl_bwh_tfill(const gconv_impl_bwh_params *P,
+                                                            unsigned buf, unsigned bar, int chunk,
+                                                            int n, int band)
+{
+    const gconv_impl_halo_params *hi = &P->hi;
+    const int g0 = chunk * hi->GB, r0 = band * hi->R;
+    gconv_impl_halo_tma(buf, &hi->tmap, bar, (unsigned)hi->tbytes, g0 * hi->C, -hi->pw,
+                        r0 - hi->ph, n);
+    gconv_impl_halo_tma(buf + (unsigned)P->hoff, &P->ho.tmap, bar, (unsigned)P->ho.tbytes,
+                        g0 * hi->K, 0, r0, n);
+}
+#endif
+
+/* Issue unit (chunk, n, band)'s copies into buffer b: by the copy engine (tma: thread 0,
+ * completing mbarrier tbar + 8 b) or by cp.async (the caller commits the group). */
+static __device__ __forceinline__ void gconv_impl_bwh_issue(const gconv_impl_bwh_params *P,
+                                                            int tma, unsigned char *smem, int b,
+                                                            unsigned tbar, const int2 *pin,
+                                                            const int2 *pout, int chunk, int n,
+                                                            int band)
+{
+    if (!tma)
+        gconv_impl_bwh_fill(P, smem + b * P->buf_bytes, pin, pout, chunk, n, band);
+#if GCONV_IMPL_HAS_WGMMA
+    else if (threadIdx.x == 0)
+        gconv_impl_bwh_tfill(P, gconv_impl_igemm_smem_addr(smem + b * P->buf_bytes),
+                             tbar + 8u * (unsigned)b, chunk, n, band);
+#else
+    (void)tbar;
+#endif
 }
 
 #endif
@@ -1967,7 +2049,7 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
     const gconv_impl_halo_params *hi = &P->hi, *ho = &P->ho;
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int nthr = GCONV_IMPL_HALO_THREADS * NH;
-    const int Wp = hi->Wp, C = hi->C, bb = P->buf_bytes, hb = hi->P * GCONV_IMPL_HALO_PS;
+    const int Wp = hi->Wp, C = hi->C, bb = P->buf_bytes, hb = P->hoff;
     int2 *pin = (int2 *)(smem + S * bb); /* [hi.P] halo pixel: input offset, row */
     int2 *pout = pin + hi->P;            /* [Q] virtual pixel: d_out offset (-1 past OW), row */
     int u = (int)((int64_t)blockIdx.x * hi->units / hi->blocks);
@@ -1977,17 +2059,48 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
     const int qsteps = ho->P >> 4;
     int aoff[GCONV_IMPL_BWH_MTW], boff, i, nt, buf, chunk, n, band, fchunk, fn, fband;
     float acc[GCONV_IMPL_BWH_MTW][4][4];
+    /* tma: every unit's copies by the copy engine (gconv_impl_bwh_tfill; the buffers 128-byte
+     * aligned), its arrival on mbarrier tbar + 8 * buffer; else cp.async by the first 256
+     * threads through the pixel tables */
+#if GCONV_IMPL_HAS_WGMMA
+    const int tma = hi->tma && (gconv_impl_igemm_smem_addr(smem) & 127u) == 0;
+    const unsigned tbar = gconv_impl_igemm_smem_addr(smem + hi->tbar_off);
+    unsigned tph = 0u; /* bit b: the phase parity tbar + 8 b completes next */
+#else
+    const int tma = 0;
+    const unsigned tbar = 0u;
+#endif
     if (u >= uend)
         return;
-    for (i = tid; i < hi->P; i += nthr) {
-        const int hr = i / Wp, iw = i - hr * Wp - hi->pw;
-        pin[i] = make_int2((unsigned)iw < (unsigned)hi->W ? hr * hi->in_h + iw * hi->in_w : -1, hr);
-    }
-    for (i = tid; i < ho->P; i += nthr) {
-        const int r = i / Wp, c = i - r * Wp;
-        /* -1 past OW and past the band's R rows (Q rounds R * Wp up to 16: those pixels are
-         * the next band's and must add nothing here) */
-        pout[i] = make_int2(c < hi->OW && r < hi->R ? r * ho->in_h + c * ho->in_w : -1, r);
+    if (tma) {
+#if GCONV_IMPL_HAS_WGMMA
+        /* the boxes cover a buffer's first (R + (Y - 1) dh) Wp halo pixels and R Wp d_out
+         * pixels; the rest (the slack that the last m-tile's taps and the rounding of Q to
+         * 16 read) stays zero from here: d_out zeros there make those products vanish */
+        uint4 *z = (uint4 *)smem;
+        for (i = tid; i < S * bb / 16; i += nthr)
+            z[i] = make_uint4(0u, 0u, 0u, 0u);
+        if (tid == 0) {
+            for (i = 0; i < S; i++)
+                gconv_impl_mbar_init(tbar + 8u * (unsigned)i, 2);
+            asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        }
+        /* the zeros must be in before the copy engine writes the same bytes (async proxy) */
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+    } else {
+        for (i = tid; i < hi->P; i += nthr) {
+            const int hr = i / Wp, iw = i - hr * Wp - hi->pw;
+            pin[i] = make_int2((unsigned)iw < (unsigned)hi->W ? hr * hi->in_h + iw * hi->in_w
+                                                              : -1,
+                               hr);
+        }
+        for (i = tid; i < ho->P; i += nthr) {
+            const int r = i / Wp, c = i - r * Wp;
+            /* -1 past OW and past the band's R rows (Q rounds R * Wp up to 16: those pixels
+             * are the next band's and must add nothing here) */
+            pout[i] = make_int2(c < hi->OW && r < hi->R ? r * ho->in_h + c * ho->in_w : -1, r);
+        }
     }
     /* A rows of this lane (ldmatrix.x4.trans: matrix lane / 8 = (j half (lane / 8) % 2,
      * pixel half lane / 16), row lane % 8 of it = a pixel): m-tile mlo + i, rows
@@ -2006,13 +2119,13 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
     boff = ((lane & 7) + ((lane >> 3) & 1) * 8) * GCONV_IMPL_HALO_PS +
            (gl * ho->C + nh * NT * 8 + (lane >> 4) * 8) * 2;
     gconv_impl_bwh_zero(acc);
-    __syncthreads(); /* the tables, for the first copies */
+    __syncthreads(); /* the tables (tma: the zeros and the mbarriers), for the first copies */
     gconv_impl_halo_unit(hi, u, &chunk, &n, &band);
     /* the first S - 1 units' copies, one commit group each (empty past the range) */
     fchunk = chunk, fn = n, fband = band;
     for (i = 0; i < S - 1; i++) {
         if (u + i < uend) {
-            gconv_impl_bwh_fill(P, smem + i * bb, pin, pout, fchunk, fn, fband);
+            gconv_impl_bwh_issue(P, tma, smem, i, tbar, pin, pout, fchunk, fn, fband);
             gconv_impl_halo_next(hi, &fchunk, &fn, &fband);
         }
         gconv_impl_igemm_cp_commit();
@@ -2024,11 +2137,18 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
         gconv_impl_halo_next(hi, &nchunk, &nn, &nband);
         /* this unit's copies are in (S - 2 later groups may still be in flight); every warp is
          * done with the previous unit, whose buffer unit u + S - 1's copies overwrite */
-        gconv_impl_igemm_cp_wait(S - 2);
+        if (tma) {
+#if GCONV_IMPL_HAS_WGMMA
+            gconv_impl_mbar_try_wait(tbar + 8u * (unsigned)buf, (tph >> buf) & 1u);
+            tph ^= 1u << buf;
+#endif
+        } else {
+            gconv_impl_igemm_cp_wait(S - 2);
+        }
         __syncthreads();
         if (u + S - 1 < uend) {
-            gconv_impl_bwh_fill(P, smem + (buf == 0 ? S - 1 : buf - 1) * bb, pin, pout, fchunk,
-                                fn, fband);
+            gconv_impl_bwh_issue(P, tma, smem, buf == 0 ? S - 1 : buf - 1, tbar, pin, pout,
+                                 fchunk, fn, fband);
             gconv_impl_halo_next(hi, &fchunk, &fn, &fband);
         }
         gconv_impl_igemm_cp_commit();
@@ -2424,6 +2544,11 @@ static inline void gconv_impl_bww_plan_tc(gconv_impl_bww_params *P, int kind, in
  * translation unit. */
 static int gconv_impl_bwh_blocks __attribute__((unused)) = 0;
 
+/* Test hook: nonzero keeps the BWH kernel's copies on cp.async where the copy engine could take
+ * them (gconv_impl_bwh_tma_setup), so that the GPU tests cover both paths. One per translation
+ * unit. */
+static int gconv_impl_bwh_no_tma __attribute__((unused)) = 0;
+
 /* Plan of the BWH kernel (the halo tensor-core kernel) for a filled P: 1 and B, or 0 when it
  * does not take the problem (see its section for the scope; the user's split_k and the algo
  * choices other than automatic keep the other kernels). Geometry as the forward halo kernel:
@@ -2498,6 +2623,7 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
     B->wpg = C / 8;
     B->mtg = (taps * C + 15) / 16;
     B->buf_bytes = (Pn + Q) * GCONV_IMPL_HALO_PS;
+    B->hoff = Pn * GCONV_IMPL_HALO_PS;
     sms = gconv_device_sm_count();
     if (sms <= 0)
         sms = 80;
@@ -2545,10 +2671,68 @@ static inline int gconv_impl_bww_pair_bwh(const gconv_problem *p, const gconv_im
            gconv_impl_bwh_plan(p, W, a->deterministic, &B);
 }
 
-/* Shared memory of a planned BWH launch: its buffers and the two copy tables. */
+/* Shared memory of a planned BWH launch: its buffers, the two copy tables and (hi.tma) one
+ * mbarrier a buffer. */
 static inline int gconv_impl_bwh_smem(const gconv_impl_bwh_params *B)
 {
-    return gconv_impl_bwh_bufs(B->hi.C) * B->buf_bytes + (B->hi.P + B->ho.P) * 8;
+    const int S = gconv_impl_bwh_bufs(B->hi.C);
+    return S * B->buf_bytes + (B->hi.P + B->ho.P) * 8 + (B->hi.tma ? 8 * S : 0);
+}
+
+#if GCONV_IMPL_WS_HOST
+/* A tiled map of a packed NHWGC tensor of n images of h x w pixels, ch channels a pixel (its
+ * element strides: pixel ws, row hs, image ns), as [ch][w][h][n] with boxes of 72 channels x
+ * bw columns x bh rows x 1 image. 0 where the encoder refuses (strides not multiples of 16
+ * bytes, a misaligned base). */
+static inline int gconv_impl_bwh_map(CUtensorMap *m, gconv_dtype dt, const void *base, int ch,
+                                     int w, int h, int n, int ws, int hs, int64_t ns, int bw,
+                                     int bh)
+{
+    cuuint64_t dim[4], gs[3];
+    cuuint32_t box[4];
+    dim[0] = (cuuint64_t)ch, dim[1] = (cuuint64_t)w, dim[2] = (cuuint64_t)h;
+    dim[3] = (cuuint64_t)n;
+    /* one row (1D problems): its stride is never used, but must be a valid one */
+    gs[0] = (cuuint64_t)ws * 2, gs[1] = (cuuint64_t)(h > 1 ? hs : ns) * 2;
+    gs[2] = (cuuint64_t)ns * 2;
+    box[0] = GCONV_IMPL_HALO_PS / 2, box[1] = (cuuint32_t)bw, box[2] = (cuuint32_t)bh, box[3] = 1;
+    return gconv_impl_ws_tiled(m, dt, base, 4, dim, gs, box, CU_TENSOR_MAP_SWIZZLE_NONE,
+                               CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+}
+#endif
+
+/* The BWH kernel's copies by the copy engine (sm_90a device passes; gconv_impl_bwh_tfill): the
+ * input and d_out maps, the buffers' parts rounded up to the 128 bytes the engine's
+ * destinations need, the mbarriers after the tables. Leaves hi.tma 0 (cp.async) where the
+ * tensors are not packed NHWGC pixels, a box would pass 256 rows or columns, the rounded
+ * buffers would not fit, or an encoder refuses. */
+static inline void gconv_impl_bwh_tma_setup(gconv_impl_bwh_params *B, const gconv_problem *p)
+{
+#if GCONV_IMPL_WS_HOST
+    gconv_impl_halo_params *hi = &B->hi, *ho = &B->ho;
+    const int S = gconv_impl_bwh_bufs(hi->C);
+    const int rows = hi->R + (p->filter[1] - 1) * hi->dh;
+    const int hoff = (hi->P * GCONV_IMPL_HALO_PS + 127) & ~127;
+    const int bb = (hoff + ho->P * GCONV_IMPL_HALO_PS + 127) & ~127;
+    const int tbar = S * bb + (hi->P + ho->P) * 8;
+    hi->tma = 0;
+    if (gconv_impl_bwh_no_tma || hi->in_w != hi->G * hi->C || ho->in_w != hi->G * hi->K || rows > 256 || hi->Wp > 256 ||
+        tbar + 8 * S > GCONV_IMPL_BWH_MAX_SMEM)
+        return;
+    if (!gconv_impl_bwh_map(&hi->tmap, B->w.tin, hi->in, hi->G * hi->C, hi->W, hi->H, hi->N,
+                            hi->in_w, hi->in_h, hi->in_n, hi->Wp, rows) ||
+        !gconv_impl_bwh_map(&ho->tmap, B->w.tin, ho->in, hi->G * hi->K, hi->OW, hi->OH, hi->N,
+                            ho->in_w, ho->in_h, ho->in_n, hi->Wp, hi->R))
+        return;
+    hi->tbytes = GCONV_IMPL_HALO_PS * hi->Wp * rows;
+    ho->tbytes = GCONV_IMPL_HALO_PS * hi->Wp * hi->R;
+    hi->tbar_off = tbar;
+    B->hoff = hoff, B->buf_bytes = bb;
+    hi->tma = 1;
+#else
+    (void)p;
+    B->hi.tma = 0;
+#endif
 }
 
 /* the narrow-K halo kernel and the warp-specialised kernel (need the parameters,
@@ -2923,7 +3107,7 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
     }
 #define GCONV_IMPL_BWW_BWH_KERNEL(kname, T, NT)                                                  \
     static __global__ void __launch_bounds__(GCONV_IMPL_HALO_THREADS, 2)                         \
-        kname(gconv_impl_bwh_params P)                                                           \
+        kname(const GCONV_IMPL_GRID_CONST gconv_impl_bwh_params P)                               \
     {                                                                                            \
         gconv_impl_bwh_body(&P, T, NT, gconv_impl_bwh_nh(8), gconv_impl_bwh_bufs(8));            \
     }
@@ -2931,7 +3115,7 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
  * GCONV_IMPL_BWH_S32 halo buffers (NH and S as the plan's gconv_impl_bwh_nh / _bufs) */
 #define GCONV_IMPL_BWW_BWH4_KERNEL(kname, T)                                                     \
     static __global__ void __launch_bounds__(2 * GCONV_IMPL_HALO_THREADS, 1)                     \
-        kname(gconv_impl_bwh_params P)                                                           \
+        kname(const GCONV_IMPL_GRID_CONST gconv_impl_bwh_params P)                               \
     {                                                                                            \
         gconv_impl_bwh_body(&P, T, 2, gconv_impl_bwh_nh(32), gconv_impl_bwh_bufs(32));          \
     }
@@ -3062,11 +3246,13 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
         if ((path) == GCONV_IMPL_BWW_PATH_GEMM && (a)->algo == GCONV_BWD_WEIGHT_ALGO_AUTO &&     \
             (a)->split_k <= 0 && gconv_impl_bwh_plan(p, &(P), (a)->deterministic, &B_)) {        \
             static unsigned d1_ = 0, d2_ = 0, d4_ = 0;                                           \
-            const int smem_ = gconv_impl_bwh_smem(&B_), nt_ = B_.hi.K / 8;                       \
+            int smem_, nt_ = B_.hi.K / 8;                                                        \
             const void *k_ = nt_ == 1   ? (const void *)name##_bwh1                              \
                              : nt_ == 2 ? (const void *)name##_bwh2                              \
                                         : (const void *)name##_bwh4;                             \
             gconv_status s_;                                                                     \
+            gconv_impl_bwh_tma_setup(&B_, p); /* the copies by the copy engine */                \
+            smem_ = gconv_impl_bwh_smem(&B_);                                                    \
             /* the attribute is set once per device and kernel: to the most a plan uses */      \
             if (gconv_impl_fwd_smem_attr(k_, GCONV_IMPL_BWH_MAX_SMEM,                            \
                                          nt_ == 1 ? &d1_ : nt_ == 2 ? &d2_ : &d4_) != GCONV_OK)  \

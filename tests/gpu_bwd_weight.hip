@@ -530,26 +530,47 @@ Test(bwd_weight, determinism, .timeout = 60)
 /* The BWH kernel's persistent grid: more units than resident blocks, so block ranges cross
  * group chunks and several blocks share a chunk (slabs); C = K = 8, 16, 32 ResNeXt-like (and
  * 4, G = 64, in pair mode), 16 images, deterministic (repeated, bit for bit) and fast, fp16
- * and bf16. */
+ * and bf16; each with its copies by the copy engine where the build has it (asserted: the plan
+ * takes it) and on cp.async (gconv_impl_bwh_no_tma). The other BWH problems of this file run
+ * with the copy engine where it takes them. */
 Test(bwd_weight, bwh_persistent, .timeout = 180)
 {
     static const int cs[4] = {8, 16, 32, 4}, hw[4] = {28, 14, 7, 40};
-    int i, j;
+    int i, j, t;
     gt_require_gpu();
-    for (i = 0; i < 4; i++)
-        for (j = 0; j < 2; j++) {
-            gconv_problem p;
-            gt_opts o;
-            memset(&o, 0, sizeof o);
-            const gt_bww_impl *im = &gt_impls[j ? GT_T_BF16 : GT_T_F16][0];
-            gconv_problem_2d(&p, 256 / cs[i], 16, cs[i], cs[i], hw[i], hw[i], 3, 3, 1, 1, 1, 1, 1,
-                             1);
-            gt_set_layouts(&p, im);
-            o.split_k = 0, o.det = j == 0, o.epi = i == 1 ? GT_EPI_BILINEAR : GT_EPI_OVERWRITE;
-            o.init = GT_INIT_DECIMAL, o.repeats = o.det ? 2 : 0;
-            o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
-            gt_case(im, &p, &o, 0xB3A0u + (uint64_t)(i * 2 + j));
-        }
+    for (t = 0; t < 2; t++)
+        for (i = 0; i < 4; i++)
+            for (j = 0; j < 2; j++) {
+                gconv_problem p;
+                gt_opts o;
+                memset(&o, 0, sizeof o);
+                const gt_bww_impl *im = &gt_impls[j ? GT_T_BF16 : GT_T_F16][0];
+                gconv_problem_2d(&p, 256 / cs[i], 16, cs[i], cs[i], hw[i], hw[i], 3, 3, 1, 1, 1,
+                                 1, 1, 1);
+                gt_set_layouts(&p, im);
+                gconv_impl_bwh_no_tma = t;
+                o.split_k = 0, o.det = j == 0;
+                o.epi = i == 1 ? GT_EPI_BILINEAR : GT_EPI_OVERWRITE;
+                o.init = GT_INIT_DECIMAL, o.repeats = o.det ? 2 : 0;
+                o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
+                gt_case(im, &p, &o, 0xB3A0u + (uint64_t)(i * 2 + j));
+#if GCONV_IMPL_WS_HOST
+                {
+                    /* which path that was (asked after the case: the encoder wants the CUDA
+                     * context, which the case's allocations made); the maps only record the
+                     * pointers, so any 16-byte aligned ones do */
+                    gconv_impl_bww_params P;
+                    gconv_impl_bwh_params B;
+                    gconv_impl_bww_fill(&p, im->t, im->tout, &P);
+                    P.in = P.dout = (const void *)(uintptr_t)4096;
+                    cr_assert(gconv_impl_bwh_plan(&p, &P, o.det, &B), "C = %d: not BWH", cs[i]);
+                    gconv_impl_bwh_tma_setup(&B, &p);
+                    cr_expect(B.hi.tma == !t, "C = %d: copy engine %d, expected %d", cs[i],
+                              B.hi.tma, !t);
+                }
+#endif
+            }
+    gconv_impl_bwh_no_tma = 0;
 }
 
 /* ---- the narrow-K halo kernel (BWN, gconv/bwd_weight_nk.h) ------------------------------------
