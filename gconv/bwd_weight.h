@@ -1805,8 +1805,11 @@ static __device__ __forceinline__ void gconv_impl_bww_few4t_body(const gconv_imp
  * its rows' tap (8 rows j share a tap since C >= 8); B (16 pixels x 8 k) one x2.trans of d_out.
  * The accumulators live across units: warp w owns group w / WPG (WPG = C / 8 warps per group)
  * and MTW = 5 consecutive m-tiles of it (5 x 16 rows: 9 taps x C over WPG warps, a little
- * over), all N = K columns; for C = K = 32 (NH = 2) two warps share each m-tile range, one per
- * half of N, in a block of 16 warps (8 warps held 80 accumulators a thread and spilled). The
+ * over), all N = K columns. For C = K = 32 a warp takes MTW = GCONV_IMPL_BWH_MTW32 = 3
+ * m-tiles x all 4 n-tiles (48 accumulators; 3x3: 6 warps a group, 12 a block of two groups):
+ * per k-step 3 A and 2 B loads for 12 mma, where the kernel before it (two warps per range of
+ * 5 m-tiles, each with 2 n-tiles) loaded 6 for 10 and was bound by those loads (H100, ResNeXt
+ * 1024@7: 21.9-22.2 -> 18.9-19.2 us; 8 warps of 5 x 4 held 80 accumulators and spilled). The
  * grid is persistent (units in order chunk, image, band: each
  * block's range crosses few chunks); at the end of its range or of a chunk a block hands its
  * sums to gconv_impl_bww_emit as split "slab" = its rank among the blocks that share the chunk
@@ -1823,7 +1826,7 @@ static __device__ __forceinline__ void gconv_impl_bww_few4t_body(const gconv_imp
 #define GCONV_IMPL_BWH_MAX_SMEM (110 * 1024)
 #define GCONV_IMPL_BWH_TARGET 128      /* virtual pixels per unit, at most */
 #ifndef GCONV_IMPL_BWH_S32
-#define GCONV_IMPL_BWH_S32 3           /* halo buffers of the C = K = 32 kernel (512 threads) */
+#define GCONV_IMPL_BWH_S32 3           /* halo buffers of the C = K = 32 kernel */
 #endif
 #ifndef GCONV_IMPL_BWH_QPB
 #define GCONV_IMPL_BWH_QPB 16          /* k-steps per n-tile a block runs, at least */
@@ -1837,15 +1840,13 @@ typedef struct gconv_impl_bwh_params {
     int buf_bytes;             /* one buffer: halo (hi.P pixels) then d_out (Q pixels) */
     int hoff;                  /* bytes from a buffer's halo to its d_out rows */
     int pair;                  /* C = K = 4: hi / ho see pairs of groups as groups of 8 */
+    int threads;               /* of a block: 256, or for C = 32 2 * wpg warps */
 } gconv_impl_bwh_params;
 
-/* Warps sharing each m-tile range of a group (the kernel's NH) for C channels per kernel
- * group: 2 for C = 32 (the 512-thread kernel), else 1. */
-static inline GCONV_HD int gconv_impl_bwh_nh(int C)
-{
-    return C == 32 ? 2 : 1;
-}
-
+/* m-tiles per warp of the C = 32 wide-warp kernel (each warp all four n-tiles of K = 32) */
+#define GCONV_IMPL_BWH_MTW32 3
+/* its most threads: 2 groups x ceil(20 m-tiles (10 taps) / 3) warps */
+#define GCONV_IMPL_BWH_W32_MAX (2 * 7 * 32)
 /* Halo buffers of the kernel for C channels per kernel group (its S). */
 static inline GCONV_HD int gconv_impl_bwh_bufs(int C)
 {
@@ -1853,11 +1854,11 @@ static inline GCONV_HD int gconv_impl_bwh_bufs(int C)
 }
 
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
-static __device__ __forceinline__ void gconv_impl_bwh_zero(float (*acc)[4][4])
+static __device__ __forceinline__ void gconv_impl_bwh_zero(float (*acc)[4][4], const int MTW)
 {
     int i, nt, e;
 #pragma unroll
-    for (i = 0; i < GCONV_IMPL_BWH_MTW; i++)
+    for (i = 0; i < MTW; i++)
 #pragma unroll
         for (nt = 0; nt < 4; nt++)
 #pragma unroll
@@ -1872,7 +1873,8 @@ static __device__ __forceinline__ void gconv_impl_bwh_zero(float (*acc)[4][4])
  * dropped. nt0: the warp's first n-tile of the group (its NT n-tiles are nt0 ..). */
 static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_params *P,
                                                            float (*acc)[4][4], int chunk, int gl,
-                                                           int mlo, int nt0, const int NT)
+                                                           int mlo, int nt0, const int NT,
+                                                           const int MTW)
 {
     const gconv_impl_halo_params *hi = &P->hi;
     const gconv_impl_bww_params *w = &P->w;
@@ -1900,7 +1902,7 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
         /* each value straight from its accumulator (a select between the sums and the zeros
          * of the slabs below made every store wait for the previous one to read its register) */
 #pragma unroll
-        for (i = 0; i < GCONV_IMPL_BWH_MTW; i++)
+        for (i = 0; i < MTW; i++)
 #pragma unroll
             for (e = 0; e < 4; e++) {
                 if ((mlo + i) * 16 + r8 + (e >> 1) * 8 >= ncol)
@@ -1917,7 +1919,7 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
             for (s = slab + 1; s < w->splits; s++) {
                 base += w->total;
 #pragma unroll 1
-                for (x = 0; x < GCONV_IMPL_BWH_MTW * NT * 4; x++) {
+                for (x = 0; x < MTW * NT * 4; x++) {
                     const int xi = x / (NT * 4), xn = (x >> 2) % NT, xe = x & 3;
                     if ((mlo + xi) * 16 + r8 + (xe >> 1) * 8 < ncol &&
                         (nt0 + xn) * 8 + c2 + (xe & 1) < K)
@@ -1931,7 +1933,7 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
         for (s = slab; s < s1; s++) {
             float *ws = w->ws + (int64_t)s * w->total;
 #pragma unroll
-            for (i = 0; i < GCONV_IMPL_BWH_MTW; i++)
+            for (i = 0; i < MTW; i++)
 #pragma unroll
                 for (nt = 0; nt < NT; nt++)
 #pragma unroll
@@ -1953,14 +1955,14 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
         float t[GCONV_IMPL_BWH_MTW * 4 * 4];
         int x;
 #pragma unroll
-        for (i = 0; i < GCONV_IMPL_BWH_MTW; i++)
+        for (i = 0; i < MTW; i++)
 #pragma unroll
             for (nt = 0; nt < NT; nt++)
 #pragma unroll
                 for (e = 0; e < 4; e++)
                     t[(i * NT + nt) * 4 + e] = acc[i][nt][e];
 #pragma unroll 1
-        for (x = 0; x < GCONV_IMPL_BWH_MTW * NT * 4; x++) {
+        for (x = 0; x < MTW * NT * 4; x++) {
             const int xi = x / (NT * 4), xn = (x >> 2) % NT, xe = x & 3;
             const int j = (mlo + xi) * 16 + r8 + (xe >> 1) * 8;
             const int k = (nt0 + xn) * 8 + c2 + (xe & 1);
@@ -2036,26 +2038,25 @@ static __device__ __forceinline__ void gconv_impl_bwh_issue(const gconv_impl_bwh
 
 #endif
 
-/* Literals: NT n-tiles per warp (1 or 2); NH warps sharing each m-tile range of a group, warp
- * h of them taking n-tiles h * NT .. (NH = 2 for C = K = 32: 16 warps, 40 accumulators a
- * thread instead of 80, which spilled); S halo buffers (S - 1 units' copies in flight under
- * the current unit's math). The block has GCONV_IMPL_HALO_THREADS * NH threads. */
+/* Literals: NT n-tiles per warp (1, 2, or 4 for C = K = 32), all of the group's; S halo
+ * buffers (S - 1 units' copies in flight under the current unit's math); MTW m-tiles per warp.
+ * The block has P->threads threads (GB * wpg warps). */
 static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_params *P,
                                                            gconv_dtype dt, const int NT,
-                                                           const int NH, const int S)
+                                                           const int S,
+                                                           const int MTW)
 {
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
     GCONV_IMPL_DYN_SMEM(smem);
     const gconv_impl_halo_params *hi = &P->hi, *ho = &P->ho;
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int nthr = GCONV_IMPL_HALO_THREADS * NH;
+    const int nthr = (int)blockDim.x;
     const int Wp = hi->Wp, C = hi->C, bb = P->buf_bytes, hb = P->hoff;
     int2 *pin = (int2 *)(smem + S * bb); /* [hi.P] halo pixel: input offset, row */
     int2 *pout = pin + hi->P;            /* [Q] virtual pixel: d_out offset (-1 past OW), row */
     int u = (int)((int64_t)blockIdx.x * hi->units / hi->blocks);
     const int uend = (int)((int64_t)(blockIdx.x + 1) * hi->units / hi->blocks);
-    const int gl = warp / (P->wpg * NH), wi = warp - gl * P->wpg * NH;
-    const int mlo = (wi / NH) * GCONV_IMPL_BWH_MTW, nh = wi - (wi / NH) * NH;
+    const int gl = warp / P->wpg, mlo = (warp - gl * P->wpg) * MTW;
     const int qsteps = ho->P >> 4;
     int aoff[GCONV_IMPL_BWH_MTW], boff, i, nt, buf, chunk, n, band, fchunk, fn, fband;
     float acc[GCONV_IMPL_BWH_MTW][4][4];
@@ -2106,9 +2107,9 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
      * pixel half lane / 16), row lane % 8 of it = a pixel): m-tile mlo + i, rows
      * j0 = 16 (mlo + i) + 8 ((lane / 8) % 2) .. + 7 = tap j0 / C, channels j0 % C ..; rows past
      * taps * C read tap 0 (never emitted). B: pixel (lane % 8) + 8 ((lane / 8) % 2), channels
-     * 8 (lane / 16) of this warp's n-tiles nh * NT .. of the group's K (x2: lanes 0-15). */
+     * 8 (lane / 16) of the group's K (x2: lanes 0-15; x4 at n-tiles 0, 2). */
 #pragma unroll
-    for (i = 0; i < GCONV_IMPL_BWH_MTW; i++) {
+    for (i = 0; i < MTW; i++) {
         const int j0 = (mlo + i) * 16 + ((lane >> 3) & 1) * 8;
         const int ncol = hi->taps * C; /* rows j of the (paired) groups */
         const int tap = j0 < ncol ? j0 >> hi->lc : 0, c0 = j0 < ncol ? j0 & (C - 1) : 0;
@@ -2117,8 +2118,8 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
                       GCONV_IMPL_HALO_PS + (gl * C + c0) * 2;
     }
     boff = ((lane & 7) + ((lane >> 3) & 1) * 8) * GCONV_IMPL_HALO_PS +
-           (gl * ho->C + nh * NT * 8 + (lane >> 4) * 8) * 2;
-    gconv_impl_bwh_zero(acc);
+           (gl * ho->C + (lane >> 4) * 8) * 2;
+    gconv_impl_bwh_zero(acc, MTW);
     __syncthreads(); /* the tables (tma: the zeros and the mbarriers), for the first copies */
     gconv_impl_halo_unit(hi, u, &chunk, &n, &band);
     /* the first S - 1 units' copies, one commit group each (empty past the range) */
@@ -2168,7 +2169,7 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
                 }
             }
 #pragma unroll
-            for (i = 0; i < GCONV_IMPL_BWH_MTW; i++) {
+            for (i = 0; i < MTW; i++) {
                 unsigned a[4];
                 gconv_impl_igemm_ldsm_x4_t(sa + aoff[i] + so, a);
 #pragma unroll
@@ -2177,14 +2178,14 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
             }
         }
         if (u + 1 == uend || nchunk != chunk) {
-            gconv_impl_bwh_emit(P, acc, chunk, gl, mlo, nh * NT, NT);
-            gconv_impl_bwh_zero(acc);
+            gconv_impl_bwh_emit(P, acc, chunk, gl, mlo, 0, NT, MTW);
+            gconv_impl_bwh_zero(acc, MTW);
         }
         chunk = nchunk, n = nn, band = nband;
     }
     gconv_impl_igemm_cp_wait(0); /* only empty groups remain; none may outlive the block */
 #else
-    (void)P, (void)dt, (void)NT, (void)NH, (void)S;
+    (void)P, (void)dt, (void)NT, (void)S, (void)MTW;
 #endif
 }
 
@@ -2563,7 +2564,7 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
      * of group g' of a G / 2-group problem, in and d_out alike */
     const int pair = p->C == 4 && p->K == 4 && p->G % 2 == 0;
     const int C = pair ? 8 : p->C, K = pair ? 8 : p->K, G = pair ? p->G / 2 : p->G;
-    int lc, OH, OW, Wp, R, Q, Pn, bytes, sms, nb, taps, nh, nbuf;
+    int lc, OH, OW, Wp, R, Q, Pn, bytes, sms, nb, taps, nbuf;
     int64_t units, per, chunks, blocks;
     gconv_act_strides si, so;
     if (W->tin == GCONV_F32 || W->tin != W->tout || p->ndim > 2 || C != K)
@@ -2576,7 +2577,7 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
     taps = p->filter[1] * p->filter[2];
     /* C = 32 runs 16 warps a block, two per m-tile range (n-halves): with 8 warps it held 80
      * accumulators a thread, spilled, and lost to the TC kernel (H200, 1024@7: 59 vs 45 us) */
-    nh = gconv_impl_bwh_nh(C), nbuf = gconv_impl_bwh_bufs(C);
+    nbuf = gconv_impl_bwh_bufs(C);
     if (lc > 5 || p->stride[1] != 1 || p->stride[2] != 1 || taps > 10 ||
         ((uintptr_t)W->in | (uintptr_t)W->dout) % 16)
         return 0;
@@ -2620,8 +2621,14 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
     B->ho.in = W->dout, B->ho.C = K, B->ho.ph = 0, B->ho.pw = 0, B->ho.H = OH, B->ho.W = OW;
     B->ho.P = Q, B->ho.in_n = (int)so.n, B->ho.in_h = (int)so.s[1], B->ho.in_w = (int)so.s[2];
     B->pair = pair;
-    B->wpg = C / 8;
     B->mtg = (taps * C + 15) / 16;
+    /* warps a group: C / 8 of GCONV_IMPL_BWH_MTW m-tiles (8 warps a block), or for C = 32
+     * those of GCONV_IMPL_BWH_MTW32 m-tiles the group's taps need (at least 4: the cp.async
+     * fill wants 256 threads) */
+    B->wpg = C == 32 ? (B->mtg + GCONV_IMPL_BWH_MTW32 - 1) / GCONV_IMPL_BWH_MTW32 : C / 8;
+    if (C == 32 && B->wpg < 4)
+        B->wpg = 4;
+    B->threads = C == 32 ? 2 * B->wpg * 32 : GCONV_IMPL_HALO_THREADS;
     B->buf_bytes = (Pn + Q) * GCONV_IMPL_HALO_PS;
     B->hoff = Pn * GCONV_IMPL_HALO_PS;
     sms = gconv_device_sm_count();
@@ -2631,10 +2638,13 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
      * GCONV_IMPL_BWH_QPB k-steps per n-tile for each block: a block's hand-over (20 * NT sums
      * a thread) costs about as much as that many k-steps of its math (H200 sweep of 16 / 32 /
      * 64: fewer blocks only lost); both modes use slabs, so they run alike */
-    blocks = (int64_t)sms * 2 / nh;
+    blocks = (int64_t)sms * (C == 32 ? 1 : 2);
     {
-        /* n-tiles a warp holds: K / 8 over the nh warps of an m-tile range */
-        const int64_t qb = units * (Q / 16) / ((int64_t)GCONV_IMPL_BWH_QPB * (K / 8) / nh);
+        /* n-tiles a warp holds (K / 8), but 2 for C = 32, whose kernel measured best at the
+         * grid of its two-warps-per-range predecessor (H100, ResNeXt 1024@7: 64 / 96 / 128
+         * blocks 24.8 / 20.5-20.8 / 18.9-19.2 us) */
+        const int64_t qb = units * (Q / 16) /
+                           ((int64_t)GCONV_IMPL_BWH_QPB * (K == 32 ? 2 : K / 8));
         if (blocks > qb)
             blocks = qb;
     }
@@ -3109,15 +3119,16 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
     static __global__ void __launch_bounds__(GCONV_IMPL_HALO_THREADS, 2)                         \
         kname(const GCONV_IMPL_GRID_CONST gconv_impl_bwh_params P)                               \
     {                                                                                            \
-        gconv_impl_bwh_body(&P, T, NT, gconv_impl_bwh_nh(8), gconv_impl_bwh_bufs(8));            \
+        gconv_impl_bwh_body(&P, T, NT, gconv_impl_bwh_bufs(8), GCONV_IMPL_BWH_MTW);              \
     }
-/* C = K = 32: two warps per m-tile range (n-tiles 0-1 and 2-3), 512 threads, one block per SM,
- * GCONV_IMPL_BWH_S32 halo buffers (NH and S as the plan's gconv_impl_bwh_nh / _bufs) */
+/* C = K = 32, wide warps: GCONV_IMPL_BWH_MTW32 m-tiles x 4 n-tiles a warp (48 accumulators),
+ * ceil(taps * 2 / MTW32) warps a group but at least 4 (the cp.async fill wants 256 threads),
+ * two groups a block, one block per SM */
 #define GCONV_IMPL_BWW_BWH4_KERNEL(kname, T)                                                     \
-    static __global__ void __launch_bounds__(2 * GCONV_IMPL_HALO_THREADS, 1)                     \
+    static __global__ void __launch_bounds__(GCONV_IMPL_BWH_W32_MAX, 1)                          \
         kname(const GCONV_IMPL_GRID_CONST gconv_impl_bwh_params P)                               \
     {                                                                                            \
-        gconv_impl_bwh_body(&P, T, 2, gconv_impl_bwh_nh(32), gconv_impl_bwh_bufs(32));          \
+        gconv_impl_bwh_body(&P, T, 4, gconv_impl_bwh_bufs(32), GCONV_IMPL_BWH_MTW32);            \
     }
 /* the narrow-K halo kernel: 4 * taps / 3 warps, one block per SM */
 #define GCONV_IMPL_BWW_BWN_KERNEL(kname, T)                                                      \
@@ -3249,7 +3260,7 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
             int smem_, nt_ = B_.hi.K / 8;                                                        \
             const void *k_ = nt_ == 1   ? (const void *)name##_bwh1                              \
                              : nt_ == 2 ? (const void *)name##_bwh2                              \
-                                        : (const void *)name##_bwh4;                             \
+                                        : (const void *)name##_bwh4;                            \
             gconv_status s_;                                                                     \
             gconv_impl_bwh_tma_setup(&B_, p); /* the copies by the copy engine */                \
             smem_ = gconv_impl_bwh_smem(&B_);                                                    \
@@ -3269,9 +3280,8 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
                 hipLaunchKernelGGL(name##_bwh2, dim3((unsigned)B_.hi.blocks),                    \
                                    dim3(GCONV_IMPL_HALO_THREADS), (size_t)smem_, stream, B_);    \
             else                                                                                 \
-                hipLaunchKernelGGL(name##_bwh4, dim3((unsigned)B_.hi.blocks),                    \
-                                   dim3(gconv_impl_bwh_nh(32) * GCONV_IMPL_HALO_THREADS),        \
-                                   (size_t)smem_, stream, B_);                                   \
+                hipLaunchKernelGGL(name##_bwh4, dim3((unsigned)B_.hi.blocks),                   \
+                                   dim3((unsigned)B_.threads), (size_t)smem_, stream, B_);       \
             GCONV_IMPL_BWW_FINISH(name##_fin, &B_.w, stream, why, len);                          \
         }                                                                                        \
     } while (0)
