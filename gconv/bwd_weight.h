@@ -1900,7 +1900,15 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
         float *base = w->ws + (int64_t)slab * w->total + ((int64_t)g * K + nt0 * 8 + c2) * nc +
                       mlo * 16 + r8;
         /* each value straight from its accumulator (a select between the sums and the zeros
-         * of the slabs below made every store wait for the previous one to read its register) */
+         * of the slabs below made every store wait for the previous one to read its register),
+         * through one pointer per row (an address formed per store made each store wait for
+         * the previous one to read its address registers) */
+        float *rows[8];
+#pragma unroll
+        for (nt = 0; nt < NT; nt++)
+#pragma unroll
+            for (e = 0; e < 2; e++)
+                rows[nt * 2 + e] = base + (nt * 8 + e) * nc;
 #pragma unroll
         for (i = 0; i < MTW; i++)
 #pragma unroll
@@ -1910,7 +1918,7 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
 #pragma unroll
                 for (nt = 0; nt < NT; nt++)
                     if ((nt0 + nt) * 8 + c2 + (e & 1) < K)
-                        base[(nt * 8 + (e & 1)) * nc + i * 16 + (e >> 1) * 8] = acc[i][nt][e];
+                        rows[nt * 2 + (e & 1)][i * 16 + (e >> 1) * 8] = acc[i][nt][e];
             }
         if ((int)blockIdx.x == b1) {
             /* the chunk's last block: zeros in the slabs past its own (rare: rolled) */

@@ -458,25 +458,14 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
          * q = m0 + 16 * mt + r8 (+8 for e = 2), output channels k = 8 * nt + q2, k + 1 of
          * group g: the 32-bit word (g * K + k) / 2 past the pixel's (pixrel holds its offset
          * from the band's first row in words; K, k even) */
-        if ((F1 || SD) && P->ostage && epi == gconv_impl_epilogue_apply) {
-            /* pack into the unit's staging tile: pixel q, word (gl K + q2) / 2 (NT = 1). Only
+        if ((F1 || SD || NT > 1) && P->ostage && epi == gconv_impl_epilogue_apply) {
+            /* pack into the unit's staging tile: word (gl K + 8 nt + q2) / 2 of pixel q. Only
              * for the built-in epilogue (ostage: a plain struct, or D tensors in the output's
              * layout): a user op gets every value. The test is on epi, a constant here, not on
-             * plain: testing the run-time plain cost 3 us at ResNeXt 128@56 (H100) */
-            unsigned *st = stage + gl * (K >> 1) + (q2 >> 1);
-            if (q2 < K)
-#pragma unroll
-                for (mt = 0; mt < MT; mt++)
-#pragma unroll
-                    for (e = 0; e < 4; e += 2)
-                        /* SD: the one D tensor's epilogue (the plan staged only those) */
-                        st[(m0 + mt * 16 + r8 + (e ? 8 : 0)) * GCONV_IMPL_HALO_SROW] =
-                            SD ? gconv_impl_halo_res_word(P, dt, acc[mt][0][e], acc[mt][0][e + 1],
-                                                          dv[mt * 2 + e / 2])
-                               : gconv_impl_halo_pack(acc[mt][0][e], acc[mt][0][e + 1], dt);
-        } else if (NT > 1 && P->ostage && epi == gconv_impl_epilogue_apply) {
-            /* several n-tiles (the two-block kernel; the plan stages only the one D tensor's
-             * epilogue there): word (gl K + 8 nt + q2) / 2 of pixel q */
+             * plain: testing the run-time plain cost 3 us at ResNeXt 128@56 (H100). F1 (the
+             * two-block kernel's one n-tile) stages the plain words; SD (the three-block
+             * kernel's one n-tile) and several n-tiles the one D tensor's epilogue (the plan
+             * staged only those) */
             unsigned *st = stage + gl * (K >> 1) + (q2 >> 1);
 #pragma unroll
             for (mt = 0; mt < MT; mt++)
@@ -487,8 +476,11 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
                         if (nt * 8 + q2 < K)
                             st[(m0 + mt * 16 + r8 + (e ? 8 : 0)) * GCONV_IMPL_HALO_SROW +
                                nt * 4] =
-                                gconv_impl_halo_res_word(P, dt, acc[mt][nt][e], acc[mt][nt][e + 1],
-                                                         dv[(mt * 2 + e / 2) * NT + nt]);
+                                SD || NT > 1
+                                    ? gconv_impl_halo_res_word(P, dt, acc[mt][nt][e],
+                                                               acc[mt][nt][e + 1],
+                                                               dv[(mt * 2 + e / 2) * NT + nt])
+                                    : gconv_impl_halo_pack(acc[mt][nt][e], acc[mt][nt][e + 1], dt);
         } else {
             if (plain)
                 gconv_impl_halo_store(P, dt, acc, dv, og, pixrel, m0, r8, q2, qlim, NT, 0);
