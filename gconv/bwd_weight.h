@@ -2648,13 +2648,24 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
      * 64: fewer blocks only lost); both modes use slabs, so they run alike */
     blocks = (int64_t)sms * (C == 32 ? 1 : 2);
     {
-        /* n-tiles a warp holds (K / 8), but 2 for C = 32, whose kernel measured best at the
-         * grid of its two-warps-per-range predecessor (H100, ResNeXt 1024@7: 64 / 96 / 128
-         * blocks 24.8 / 20.5-20.8 / 18.9-19.2 us) */
+        /* k-steps per n-tile a block runs, at least, and n-tiles a warp holds (K / 8; C = 32:
+         * a quarter of GCONV_IMPL_BWH_QPB and 2, its hand-over being cheaper: H100, ResNeXt
+         * 1024@7 with N = 8 / 16: 24.0-24.8 -> 10.2-10.6 / 15.3-15.5 -> 13.1 us) */
         const int64_t qb = units * (Q / 16) /
-                           ((int64_t)GCONV_IMPL_BWH_QPB * (K == 32 ? 2 : K / 8));
+                           (K == 32 ? (int64_t)GCONV_IMPL_BWH_QPB / 4 * 2
+                                    : (int64_t)GCONV_IMPL_BWH_QPB * (K / 8));
         if (blocks > qb)
             blocks = qb;
+    }
+    if (blocks < 1)
+        blocks = 1;
+    if (C == 32) {
+        /* one block per SM: no more blocks than the longest block's unit count needs (as
+         * fast, fewer slabs; H100, ResNeXt 1024@7: 132 blocks of 7-8 units 21.5-23.0 us, 128 of
+         * 8 20.1-20.3. With two blocks per SM this lost: 512@14 224 -> 205 blocks, 23.0 ->
+         * 28.0) */
+        const int64_t most = (units + blocks - 1) / blocks;
+        blocks = (units + most - 1) / most;
     }
     if (gconv_impl_bwh_blocks > 0)
         blocks = gconv_impl_bwh_blocks;
