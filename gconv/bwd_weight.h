@@ -101,8 +101,9 @@
  *         1D / 2D, at most 10 taps, 16-byte aligned, automatic algorithm and split_k 0; taken
  *         ahead of TC, and for C = K = 4 ahead of FEWC) halo tiles on tensor cores: a
  *         persistent block walks units of R output rows x 64 channels, input rows with their
- *         halo and d_out rows in shared memory (a ring of cp.async buffers), ldmatrix.trans at
- *         each lane's tap into mma.sync; its sums stay in registers across the units of a
+ *         halo and d_out rows in shared memory (a ring of buffers filled by the copy engine on
+ *         sm_90a, else by cp.async), ldmatrix.trans at each lane's tap into mma.sync (C = 32:
+ *         each warp 3 m-tiles x all 4 n-tiles); its sums stay in registers across the units of a
  *         group chunk and are handed over as one slab per block (both modes). C = K = 4 runs in
  *         pair mode: two adjacent groups are one group of 8 channels (the same bytes in NHWGC),
  *         and only the diagonal 4 x 4 blocks of its 8 x 8 sums are kept.
@@ -2562,8 +2563,8 @@ static int gconv_impl_bwh_no_tma __attribute__((unused)) = 0;
  * does not take the problem (see its section for the scope; the user's split_k and the algo
  * choices other than automatic keep the other kernels). Geometry as the forward halo kernel:
  * bands of R = 128 / Wp rows (at least one), halved until the buffers fit; a persistent grid of
- * two blocks per SM (one of 512 threads for C = 32); slabs = the most blocks that share a group
- * chunk. */
+ * two blocks per SM (one of 2 * wpg warps for C = 32); slabs = the most blocks that share a
+ * group chunk. */
 static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_bww_params *W,
                                       int det, gconv_impl_bwh_params *B)
 {
@@ -2583,8 +2584,6 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
     for (lc = 3; lc <= 5 && (1 << lc) != C; lc++)
         ;
     taps = p->filter[1] * p->filter[2];
-    /* C = 32 runs 16 warps a block, two per m-tile range (n-halves): with 8 warps it held 80
-     * accumulators a thread, spilled, and lost to the TC kernel (H200, 1024@7: 59 vs 45 us) */
     nbuf = gconv_impl_bwh_bufs(C);
     if (lc > 5 || p->stride[1] != 1 || p->stride[2] != 1 || taps > 10 ||
         ((uintptr_t)W->in | (uintptr_t)W->dout) % 16)
