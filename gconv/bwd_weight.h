@@ -2679,6 +2679,11 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
      * atomics serialise; so the fast mode is deterministic here too */
     (void)det;
     gconv_impl_bww_set_mode(&B->w, 1);
+    /* over 8 slabs the finalize's eight-lane form, as BWN's (the one-element form walks the
+     * slabs one dependent load at a time, the 32-lane one sums its lanes serially; ResNeXt
+     * 512@14 has ~29 slabs a chunk, 256@28 and 128@56 ~66) */
+    if (B->w.mode == GCONV_IMPL_BWW_SLABS && B->w.splits > 8 && B->w.total % 4 == 0)
+        B->w.fl = 8;
     return 1;
 #else
     (void)p, (void)W, (void)det, (void)B;
