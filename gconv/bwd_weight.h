@@ -2641,18 +2641,19 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
     sms = gconv_device_sm_count();
     if (sms <= 0)
         sms = 80;
-    /* two blocks per SM (launch bounds (256, 2), <= 110 KB each), but at least
+    /* two blocks per SM (launch bounds (256, 2), <= 110 KB each; C = 32: one), but at least
      * GCONV_IMPL_BWH_QPB k-steps per n-tile for each block: a block's hand-over (20 * NT sums
      * a thread) costs about as much as that many k-steps of its math (H200 sweep of 16 / 32 /
      * 64: fewer blocks only lost); both modes use slabs, so they run alike */
     blocks = (int64_t)sms * (C == 32 ? 1 : 2);
     {
-        /* k-steps per n-tile a block runs, at least, and n-tiles a warp holds (K / 8; C = 32:
-         * a quarter of GCONV_IMPL_BWH_QPB and 2, its hand-over being cheaper: H100, ResNeXt
-         * 1024@7 with N = 8 / 16: 24.0-24.8 -> 10.2-10.6 / 15.3-15.5 -> 13.1 us) */
+        /* the divisor: k-steps per block and n-tile, times n-tiles a warp holds (K / 8). For
+         * C = 32 (4 n-tiles a warp, 48 sums a thread, a cheaper hand-over) a quarter of
+         * GCONV_IMPL_BWH_QPB times 2, tuned (H100, ResNeXt 1024@7 with N = 8 / 16: 24.0-24.8
+         * -> 10.2-10.6 / 15.3-15.5 -> 13.1 us; N = 64 keeps its 128 blocks) */
+        const int64_t q32 = GCONV_IMPL_BWH_QPB / 4 > 0 ? GCONV_IMPL_BWH_QPB / 4 : 1;
         const int64_t qb = units * (Q / 16) /
-                           (K == 32 ? (int64_t)GCONV_IMPL_BWH_QPB / 4 * 2
-                                    : (int64_t)GCONV_IMPL_BWH_QPB * (K / 8));
+                           (K == 32 ? q32 * 2 : (int64_t)GCONV_IMPL_BWH_QPB * (K / 8));
         if (blocks > qb)
             blocks = qb;
     }
@@ -2749,8 +2750,8 @@ static inline void gconv_impl_bwh_tma_setup(gconv_impl_bwh_params *B, const gcon
     const int bb = (hoff + ho->P * GCONV_IMPL_HALO_PS + 127) & ~127;
     const int tbar = S * bb + (hi->P + ho->P) * 8;
     hi->tma = 0;
-    if (gconv_impl_bwh_no_tma || hi->in_w != hi->G * hi->C || ho->in_w != hi->G * hi->K || rows > 256 || hi->Wp > 256 ||
-        tbar + 8 * S > GCONV_IMPL_BWH_MAX_SMEM)
+    if (gconv_impl_bwh_no_tma || hi->in_w != hi->G * hi->C || ho->in_w != hi->G * hi->K ||
+        rows > 256 || hi->Wp > 256 || tbar + 8 * S > GCONV_IMPL_BWH_MAX_SMEM)
         return;
     if (!gconv_impl_bwh_map(&hi->tmap, B->w.tin, hi->in, hi->G * hi->C, hi->W, hi->H, hi->N,
                             hi->in_w, hi->in_h, hi->in_n, hi->Wp, rows) ||
@@ -3283,11 +3284,11 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
             int smem_, nt_ = B_.hi.K / 8;                                                        \
             const void *k_ = nt_ == 1   ? (const void *)name##_bwh1                              \
                              : nt_ == 2 ? (const void *)name##_bwh2                              \
-                                        : (const void *)name##_bwh4;                            \
+                                        : (const void *)name##_bwh4;                             \
             gconv_status s_;                                                                     \
             gconv_impl_bwh_tma_setup(&B_, p); /* the copies by the copy engine */                \
             smem_ = gconv_impl_bwh_smem(&B_);                                                    \
-            /* the attribute is set once per device and kernel: to the most a plan uses */      \
+            /* the attribute is set once per device and kernel: to the most a plan uses */       \
             if (gconv_impl_fwd_smem_attr(k_, GCONV_IMPL_BWH_MAX_SMEM,                            \
                                          nt_ == 1 ? &d1_ : nt_ == 2 ? &d2_ : &d4_) != GCONV_OK)  \
                 return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                              \
@@ -3303,7 +3304,7 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
                 hipLaunchKernelGGL(name##_bwh2, dim3((unsigned)B_.hi.blocks),                    \
                                    dim3(GCONV_IMPL_HALO_THREADS), (size_t)smem_, stream, B_);    \
             else                                                                                 \
-                hipLaunchKernelGGL(name##_bwh4, dim3((unsigned)B_.hi.blocks),                   \
+                hipLaunchKernelGGL(name##_bwh4, dim3((unsigned)B_.hi.blocks),                    \
                                    dim3((unsigned)B_.threads), (size_t)smem_, stream, B_);       \
             GCONV_IMPL_BWW_FINISH(name##_fin, &B_.w, stream, why, len);                          \
         }                                                                                        \

@@ -128,7 +128,8 @@ typedef struct gconv_impl_halo_params {
 #if defined(GCONV_PLATFORM_CUDA)
     CUtensorMap tmap;        /* tma: the input as [G * C][W][H][N], boxes of 72 channels (a
                                 chunk's 64 and the pad of a halo pixel's 144-byte row) x Wp
-                                columns x the band's halo rows */
+                                columns x the band's halo rows (the backward-weight BWH
+                                kernel's d_out view: d_out, R rows) */
 #endif
     const void *in;
     const void *wei;
@@ -163,7 +164,9 @@ typedef struct gconv_impl_halo_params {
     int tma, tbytes, tbar_off; /* one-n-tile plans copy each next halo by the copy engine
                                   (one tiled copy of tbytes by one thread, completing an
                                   mbarrier at tbar_off: sm_90a device passes;
-                                  gconv_impl_halo_tma_setup in gconv/igemm_ws.h) */
+                                  gconv_impl_halo_tma_setup in gconv/igemm_ws.h; BWH: every
+                                  unit, its S mbarriers from tbar_off, set by
+                                  gconv_impl_bwh_tma_setup in gconv/bwd_weight.h) */
 } gconv_impl_halo_params;
 
 /* Kernel parameter qualifier: the halo kernels' parameters stay in parameter space (CUDA), so

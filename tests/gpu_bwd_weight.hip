@@ -530,9 +530,11 @@ Test(bwd_weight, determinism, .timeout = 60)
 /* The BWH kernel's persistent grid: more units than resident blocks, so block ranges cross
  * group chunks and several blocks share a chunk (slabs); C = K = 8, 16, 32 ResNeXt-like (and
  * 4, G = 64, in pair mode), 16 images, deterministic (repeated, bit for bit) and fast, fp16
- * and bf16; each with its copies by the copy engine where the build has it (asserted: the plan
- * takes it) and on cp.async (gconv_impl_bwh_no_tma). The other BWH problems of this file run
- * with the copy engine where it takes them. */
+ * and bf16; each with its copies by the copy engine where the build has it (checked: the
+ * plan takes it; the kernel still falls back to cp.async on a device pass without sm_90a or
+ * a misaligned shared-memory base, which this does not see) and on cp.async
+ * (gconv_impl_bwh_no_tma). The other BWH problems of this file run with the copy engine where
+ * it takes them. */
 Test(bwd_weight, bwh_persistent, .timeout = 180)
 {
     static const int cs[4] = {8, 16, 32, 4}, hw[4] = {28, 14, 7, 40};
