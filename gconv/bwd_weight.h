@@ -1871,11 +1871,10 @@ static __device__ __forceinline__ void gconv_impl_bwh_zero(float (*acc)[4][4], c
  * also zero-fills the slabs nobody wrote (slab mode only). Pair mode: the sums are the 8 x 8
  * blocks of a pair of groups (rows tap * 8 + c', columns k'); the diagonal 4 x 4 blocks
  * (c' / 4 = k' / 4) are group 2 g + k' / 4's, the rest (products across the two groups) are
- * dropped. nt0: the warp's first n-tile of the group (its NT n-tiles are nt0 ..). */
+ * dropped. The warp holds all NT n-tiles of the group. */
 static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_params *P,
                                                            float (*acc)[4][4], int chunk, int gl,
-                                                           int mlo, int nt0, const int NT,
-                                                           const int MTW)
+                                                           int mlo, const int NT, const int MTW)
 {
     const gconv_impl_halo_params *hi = &P->hi;
     const gconv_impl_bww_params *w = &P->w;
@@ -1893,13 +1892,13 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
         /* the plain slab stores, unrolled (the mode test hoisted: gconv_impl_bww_emit's
          * final-value path, inlined for every accumulator, made the kernel's loop body
          * thousands of instructions long). Accumulator (i, nt, e) is d_wei row
-         * k = (nt0 + nt) * 8 + c2 + (e & 1) of group g, column j = (mlo + i) * 16 + r8 +
+         * k = nt * 8 + c2 + (e & 1) of group g, column j = (mlo + i) * 16 + r8 +
          * (e >> 1) * 8: from one base pointer, NT * 2 row offsets and immediates (the index
          * maths of each store, with the pair-mode tests, was ~1,000 instructions a warp for
          * C = 32: more than its 8 units of math) */
         const int64_t nc = w->Ncol;
-        float *base = w->ws + (int64_t)slab * w->total + ((int64_t)g * K + nt0 * 8 + c2) * nc +
-                      mlo * 16 + r8;
+        float *base = w->ws + (int64_t)slab * w->total + ((int64_t)g * K + c2) * nc + mlo * 16 +
+                      r8;
         /* each value straight from its accumulator (a select between the sums and the zeros
          * of the slabs below made every store wait for the previous one to read its register),
          * through one pointer per row (an address formed per store made each store wait for
@@ -1918,7 +1917,7 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
                     continue;
 #pragma unroll
                 for (nt = 0; nt < NT; nt++)
-                    if ((nt0 + nt) * 8 + c2 + (e & 1) < K)
+                    if (nt * 8 + c2 + (e & 1) < K)
                         rows[nt * 2 + (e & 1)][i * 16 + (e >> 1) * 8] = acc[i][nt][e];
             }
         if ((int)blockIdx.x == b1) {
@@ -1931,7 +1930,7 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
                 for (x = 0; x < MTW * NT * 4; x++) {
                     const int xi = x / (NT * 4), xn = (x >> 2) % NT, xe = x & 3;
                     if ((mlo + xi) * 16 + r8 + (xe >> 1) * 8 < ncol &&
-                        (nt0 + xn) * 8 + c2 + (xe & 1) < K)
+                        xn * 8 + c2 + (xe & 1) < K)
                         base[(xn * 8 + (xe & 1)) * nc + xi * 16 + (xe >> 1) * 8] = 0.0f;
                 }
             }
@@ -1948,13 +1947,11 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
 #pragma unroll
                     for (e = 0; e < 4; e++) {
                         const int j = (mlo + i) * 16 + r8 + (e >> 1) * 8;
-                        const int k = (nt0 + nt) * 8 + c2 + (e & 1);
-                        const int64_t gk =
-                            P->pair ? (int64_t)(2 * g + (k >> 2)) * 4 + (k & 3) : (int64_t)g * K + k;
-                        const int jj = P->pair ? (j >> 3) * 4 + (j & 3) : j;
-                        if (j >= ncol || k >= K || (P->pair && ((j & 7) >> 2) != (k >> 2)))
+                        const int k = nt * 8 + c2 + (e & 1);
+                        if (j >= ncol || k >= K || ((j & 7) >> 2) != (k >> 2))
                             continue;
-                        ws[gk * w->Ncol + jj] = s == slab ? acc[i][nt][e] : 0.0f;
+                        ws[((int64_t)(2 * g + (k >> 2)) * 4 + (k & 3)) * w->Ncol +
+                           (j >> 3) * 4 + (j & 3)] = s == slab ? acc[i][nt][e] : 0.0f;
                     }
         }
     } else {
@@ -1974,7 +1971,7 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
         for (x = 0; x < MTW * NT * 4; x++) {
             const int xi = x / (NT * 4), xn = (x >> 2) % NT, xe = x & 3;
             const int j = (mlo + xi) * 16 + r8 + (xe >> 1) * 8;
-            const int k = (nt0 + xn) * 8 + c2 + (xe & 1);
+            const int k = xn * 8 + c2 + (xe & 1);
             if (j >= ncol || k >= K || (P->pair && ((j & 7) >> 2) != (k >> 2)))
                 continue;
             gconv_impl_bww_emit(w, slab,
@@ -2187,7 +2184,7 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
             }
         }
         if (u + 1 == uend || nchunk != chunk) {
-            gconv_impl_bwh_emit(P, acc, chunk, gl, mlo, 0, NT, MTW);
+            gconv_impl_bwh_emit(P, acc, chunk, gl, mlo, NT, MTW);
             gconv_impl_bwh_zero(acc, MTW);
         }
         chunk = nchunk, n = nn, band = nband;
@@ -2614,7 +2611,7 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
     B->w = *W;
     {
         gconv_impl_halo_params *h = &B->hi;
-        h->in = W->in, h->G = G, h->C = C, h->lc = lc, h->K = K, h->GB = 64 / C;
+        h->in = W->in, h->dt = W->tin, h->G = G, h->C = C, h->lc = lc, h->K = K, h->GB = 64 / C;
         h->N = p->N, h->H = p->in[1], h->W = p->in[2], h->OH = OH, h->OW = OW;
         h->X = p->filter[2], h->dh = p->dilation[1], h->dw = p->dilation[2];
         h->ph = p->pad_lo[1], h->pw = p->pad_lo[2], h->taps = taps;
@@ -2713,28 +2710,6 @@ static inline int gconv_impl_bwh_smem(const gconv_impl_bwh_params *B)
     return S * B->buf_bytes + (B->hi.P + B->ho.P) * 8 + (B->hi.tma ? 8 * S : 0);
 }
 
-#if GCONV_IMPL_WS_HOST
-/* A tiled map of a packed NHWGC tensor of n images of h x w pixels, ch channels a pixel (its
- * element strides: pixel ws, row hs, image ns), as [ch][w][h][n] with boxes of 72 channels x
- * bw columns x bh rows x 1 image. 0 where the encoder refuses (strides not multiples of 16
- * bytes, a misaligned base). */
-static inline int gconv_impl_bwh_map(CUtensorMap *m, gconv_dtype dt, const void *base, int ch,
-                                     int w, int h, int n, int ws, int hs, int64_t ns, int bw,
-                                     int bh)
-{
-    cuuint64_t dim[4], gs[3];
-    cuuint32_t box[4];
-    dim[0] = (cuuint64_t)ch, dim[1] = (cuuint64_t)w, dim[2] = (cuuint64_t)h;
-    dim[3] = (cuuint64_t)n;
-    /* one row (1D problems): its stride is never used, but must be a valid one */
-    gs[0] = (cuuint64_t)ws * 2, gs[1] = (cuuint64_t)(h > 1 ? hs : ns) * 2;
-    gs[2] = (cuuint64_t)ns * 2;
-    box[0] = GCONV_IMPL_HALO_PS / 2, box[1] = (cuuint32_t)bw, box[2] = (cuuint32_t)bh, box[3] = 1;
-    return gconv_impl_ws_tiled(m, dt, base, 4, dim, gs, box, CU_TENSOR_MAP_SWIZZLE_NONE,
-                               CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
-}
-#endif
-
 /* The BWH kernel's copies by the copy engine (sm_90a device passes; gconv_impl_bwh_tfill): the
  * input and d_out maps, the buffers' parts rounded up to the 128 bytes the engine's
  * destinations need, the mbarriers after the tables. Leaves hi.tma 0 (cp.async) where the
@@ -2753,10 +2728,10 @@ static inline void gconv_impl_bwh_tma_setup(gconv_impl_bwh_params *B, const gcon
     if (gconv_impl_bwh_no_tma || hi->in_w != hi->G * hi->C || ho->in_w != hi->G * hi->K ||
         rows > 256 || hi->Wp > 256 || tbar + 8 * S > GCONV_IMPL_BWH_MAX_SMEM)
         return;
-    if (!gconv_impl_bwh_map(&hi->tmap, B->w.tin, hi->in, hi->G * hi->C, hi->W, hi->H, hi->N,
-                            hi->in_w, hi->in_h, hi->in_n, hi->Wp, rows) ||
-        !gconv_impl_bwh_map(&ho->tmap, B->w.tin, ho->in, hi->G * hi->K, hi->OW, hi->OH, hi->N,
-                            ho->in_w, ho->in_h, ho->in_n, hi->Wp, hi->R))
+    if (!gconv_impl_halo_map(&hi->tmap, hi->dt, hi->in, hi->G * hi->C, hi->W, hi->H, hi->N,
+                             hi->in_w, hi->in_h, hi->in_n, hi->Wp, rows) ||
+        !gconv_impl_halo_map(&ho->tmap, hi->dt, ho->in, hi->G * hi->K, hi->OW, hi->OH, hi->N,
+                             ho->in_w, ho->in_h, ho->in_n, hi->Wp, hi->R))
         return;
     hi->tbytes = GCONV_IMPL_HALO_PS * hi->Wp * rows;
     ho->tbytes = GCONV_IMPL_HALO_PS * hi->Wp * hi->R;

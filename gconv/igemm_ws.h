@@ -960,23 +960,35 @@ static inline int gconv_impl_ws_plan(gconv_impl_ws_params *W, const gconv_impl_f
  * R + (Y - 1) * dh rows, pixels outside the image as zeros; and the two mbarriers after the
  * rest of the shared memory. Leaves H->tma 0 where the input's pixels are not packed or the
  * encoder refuses. */
+/* A tiled map of a packed NHWGC tensor (16-bit type dt) of n images of h x w pixels, ch
+ * channels a pixel (element strides: pixel ws, row hs, image ns), as [ch][w][h][n] with boxes
+ * of a halo pixel's 72 channels x bw columns x bh rows x 1 image: the halo kernels' copies (the
+ * forward one's input, backward weight BWH's input and d_out). 0 where the encoder refuses. */
+static inline int gconv_impl_halo_map(CUtensorMap *m, gconv_dtype dt, const void *base, int ch,
+                                      int w, int h, int n, int ws, int hs, int64_t ns, int bw,
+                                      int bh)
+{
+    cuuint64_t dim[4], gs[3];
+    cuuint32_t box[4];
+    dim[0] = (cuuint64_t)ch, dim[1] = (cuuint64_t)w, dim[2] = (cuuint64_t)h;
+    dim[3] = (cuuint64_t)n;
+    /* one row (1D problems): its stride is never used, but must be a valid one */
+    gs[0] = (cuuint64_t)ws * 2, gs[1] = (cuuint64_t)(h > 1 ? hs : ns) * 2;
+    gs[2] = (cuuint64_t)ns * 2;
+    box[0] = GCONV_IMPL_HALO_PS / 2, box[1] = (cuuint32_t)bw, box[2] = (cuuint32_t)bh, box[3] = 1;
+    return gconv_impl_ws_tiled(m, dt, base, 4, dim, gs, box, CU_TENSOR_MAP_SWIZZLE_NONE,
+                               CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+}
+
 static inline void gconv_impl_halo_tma_setup(gconv_impl_halo_params *H, const gconv_problem *p)
 {
     const int rows = H->R + (p->filter[1] - 1) * H->dh, end = gconv_impl_halo_smem(H);
-    cuuint64_t dim[4], gs[3];
-    cuuint32_t box[4];
     H->tma = 0;
     if (H->NT != 1 || H->in_w != H->G * H->C || rows > 256 || H->Wp > 256 ||
         ((end + 7) & ~7) + 16 > GCONV_IMPL_HALO_MAX_SMEM)
         return;
-    dim[0] = (cuuint64_t)H->G * H->C, dim[1] = (cuuint64_t)H->W, dim[2] = (cuuint64_t)H->H;
-    dim[3] = (cuuint64_t)H->N;
-    gs[0] = (cuuint64_t)H->in_w * 2, gs[1] = (cuuint64_t)H->in_h * 2;
-    gs[2] = (cuuint64_t)H->in_n * 2;
-    box[0] = GCONV_IMPL_HALO_PS / 2, box[1] = (cuuint32_t)H->Wp, box[2] = (cuuint32_t)rows;
-    box[3] = 1;
-    if (!gconv_impl_ws_tiled(&H->tmap, H->dt, H->in, 4, dim, gs, box, CU_TENSOR_MAP_SWIZZLE_NONE,
-                             CU_TENSOR_MAP_L2_PROMOTION_L2_128B))
+    if (!gconv_impl_halo_map(&H->tmap, H->dt, H->in, H->G * H->C, H->W, H->H, H->N, H->in_w,
+                             H->in_h, H->in_n, H->Wp, rows))
         return;
     H->tbytes = GCONV_IMPL_HALO_PS * H->Wp * rows;
     H->tbar_off = (end + 7) & ~7;
