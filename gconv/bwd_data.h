@@ -1027,7 +1027,7 @@ static inline int gconv_impl_bwdd_fd_route(const gconv_problem *p, gconv_dtype t
  * GCONV_FWD_HALO; without it the route never plans it). */
 #if GCONV_FWD_HALO
 #define GCONV_IMPL_BWDD_HALO_LAUNCH(name, q, H, stream, why, len)                                 \
-    GCONV_IMPL_HALO_LAUNCH_ANY(name##_fd, q, H, stream, why, len)
+    GCONV_IMPL_HALO_LAUNCH_ANY(name##_fd, q, H, stream, why, len, 1)
 #else
 #define GCONV_IMPL_BWDD_HALO_LAUNCH(name, q, H, stream, why, len) (void)(H)
 #endif

@@ -898,7 +898,7 @@ static inline int gconv_impl_fwd_pick(int64_t M, int N, int G, int sms)
     {                                                                                            \
         gconv_impl_halo_params H_;                                                           \
         if (gconv_impl_halo_plan(p, T, a->in, a->wei, a->out, a->epi, &H_))                      \
-            GCONV_IMPL_HALO_LAUNCH_ANY(name, p, H_, stream, why, len);                           \
+            GCONV_IMPL_HALO_LAUNCH_ANY(name, p, H_, stream, why, len, 0);                        \
     }
 #else
 #define GCONV_IMPL_FWD_HALO_KERNEL(name, T, EPI_FN, TRM)
@@ -998,8 +998,6 @@ static inline int gconv_impl_occupancy(const void *k, int threads, int smem)
         static unsigned gconv_impl_done_ = 0;                                                    \
         static int gconv_impl_occ_smem_ = -1, gconv_impl_occ_dev_ = -1, gconv_impl_occ_ = 0;     \
         int smem_;                                                                               \
-        gconv_impl_halo_plan_stage(&(H)); /* plain one-n-tile stores: staged, 16-byte pieces */   \
-        gconv_impl_halo_tma_setup(&(H), p); /* the next halos by the copy engine */              \
         smem_ = gconv_impl_halo_smem(&(H));                                                      \
         int dev_ = 0;                                                                            \
         /* the size varies per problem: raise the limit once to the most any plan uses */       \
@@ -1020,14 +1018,23 @@ static inline int gconv_impl_occupancy(const void *k, int threads, int smem)
                                  len, H);                                                        \
     } while (0)
 
-/* Launch the halo kernel of instantiation `name` for plan H: the 3-blocks-per-SM one for
- * one-n-tile plans whose epilogue reads D tensors (their loads want more warps in flight: H100,
- * ResNeXt 128@56 backward data with a residual 118.5 -> 103.5 us), else the 2-block one (the
- * plain one-n-tile layers lost with 3 blocks: 128@56 forward 65.2 -> 69.9 us, their .ca halo
- * copies then find less L1; bench/NOTES.md). */
-#define GCONV_IMPL_HALO_LAUNCH_ANY(name, p, H, stream, why, len)                                 \
+/* Launch the halo kernel of instantiation `name` for plan H, after planning its staged stores
+ * and copy-engine copies: the 3-blocks-per-SM one for one-n-tile plans whose epilogue reads D
+ * tensors with the items' own loads (those want more warps in flight: H100, ResNeXt 128@56
+ * backward data with a residual 118.5 -> 103.5 us), else the 2-block one (the plain one-n-tile
+ * layers lost with 3 blocks: 128@56 forward 65.2 -> 69.9 us, their .ca halo copies then find
+ * less L1), which also takes a residual brought a unit ahead by the copy engine
+ * (gconv_impl_halo_dtma_setup; bench/NOTES.md). TRM (a literal): the kernels are backward
+ * data's (gconv_impl_halo_body), the only ones with loops for that residual: in the forward
+ * kernel their code alone cost ResNeXt 1024@7 0.5 us (H100, 16.0 -> 16.5-16.7). */
+#define GCONV_IMPL_HALO_LAUNCH_ANY(name, p, H, stream, why, len, TRM)                            \
     do {                                                                                         \
-        if ((H).NT == 1 && (H).epi.num_d > 0)                                                    \
+        gconv_impl_halo_plan_stage(&(H)); /* stores staged in 16-byte pieces where they can be */ \
+        gconv_impl_halo_tma_setup(&(H), p); /* the next halos by the copy engine */              \
+        (H).dtma = 0; /* a staged residual's D by the copy engine: backward data's kernels */    \
+        if (TRM)                                                                                 \
+            gconv_impl_halo_dtma_setup(&(H));                                                    \
+        if ((H).NT == 1 && (H).epi.num_d > 0 && !(H).dtma)                                       \
             GCONV_IMPL_HALO_LAUNCH(name##_halo1, p, H, stream, why, len);                        \
         GCONV_IMPL_HALO_LAUNCH(name##_halo, p, H, stream, why, len);                             \
     } while (0)

@@ -98,6 +98,10 @@
 #define GCONV_IMPL_HALO_SROW 36               /* words per staged output pixel: 32 + 4 pad */
 #define GCONV_IMPL_HALO_MAX_SMEM (110 * 1024) /* two halos + weights + tables (+ staging) */
 #define GCONV_IMPL_HALO_MAX_TAPS 1024
+/* the most data (before the mbarriers, GCONV_IMPL_HALO_BAR_BYTES 8-aligned) a block of the
+ * three-blocks-per-SM kernel may have: three such blocks, and the 1 KB the runtime reserves for
+ * each, fit the SM's 228 KB */
+#define GCONV_IMPL_HALO_SMEM3 (75 * 1024 - 48)
 /* 1: the forward kernel's halo copies go through L1 (cp.async.ca: a block's consecutive units
  * are consecutive row bands of one image, whose halos share all but R rows; H100, ResNeXt
  * 128@56 forward 68.5 -> 65.4 us, backward data 72.9 -> 69.0, the other layers within 1.5 %;
@@ -124,12 +128,23 @@
 #define GCONV_IMPL_HALO_TARGET 0
 #endif
 
+/* Test hooks, one each per translation unit: nonzero no_dtma keeps a staged residual's D on
+ * the items' own global loads where the copy engine could bring it (gconv_impl_halo_dtma_setup),
+ * so that the GPU tests cover both paths; dtma_plans counts the plans that took the copy
+ * engine for D. */
+static int gconv_impl_halo_no_dtma __attribute__((unused)) = 0;
+static int gconv_impl_halo_dtma_plans __attribute__((unused)) = 0;
+
 typedef struct gconv_impl_halo_params {
 #if defined(GCONV_PLATFORM_CUDA)
     CUtensorMap tmap;        /* tma: the input as [G * C][W][H][N], boxes of 72 channels (a
                                 chunk's 64 and the pad of a halo pixel's 144-byte row) x Wp
                                 columns x the band's halo rows (the backward-weight BWH
                                 kernel's d_out view: d_out, R rows) */
+    CUtensorMap dmap;        /* dtma: the one D tensor as [G * K][OW][OH][N], boxes of 72
+                                channels x Wp columns x R rows: a unit's D words land in a
+                                staging tile's layout (virtual pixel q = r * Wp + c, 144-byte
+                                rows; columns past OW and rows past OH as zeros) */
 #endif
     const void *in;
     const void *wei;
@@ -167,6 +182,11 @@ typedef struct gconv_impl_halo_params {
                                   gconv_impl_halo_tma_setup in gconv/igemm_ws.h; BWH: every
                                   unit, its S mbarriers from tbar_off, set by
                                   gconv_impl_bwh_tma_setup in gconv/bwd_weight.h) */
+    int dtma, dbytes;        /* the staged one-D-tensor epilogue with two staging tiles: each
+                                unit's D words come a unit ahead by one copy-engine copy of
+                                dbytes into the unit's tile, completing its mbarrier at
+                                tbar_off + 16 or + 24 (gconv_impl_halo_dtma_setup in
+                                gconv/igemm_ws.h) */
 } gconv_impl_halo_params;
 
 /* Kernel parameter qualifier: the halo kernels' parameters stay in parameter space (CUDA), so
@@ -391,7 +411,7 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
     const unsigned char *halo, const unsigned char *wsm, const int *offs, const int *ko,
     const int *boffs, const int *pixrel, unsigned *stage, int n, int oh0, int qlim, int ob2,
     int g0, int gv, int gl0, int mi0, const int NT, const int KSL, const int TR, const int F1,
-    const int SD)
+    const int SD, unsigned dbar, unsigned dph)
 {
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
     const int MT = 4 / NT;
@@ -422,7 +442,7 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
         unsigned dv[8]; /* one D tensor in the output's layout: its words, loaded before the
                            math so that their latency overlaps it */
         int ks, mt, nt, e;
-        if (fastd && P->epi.num_d == 1) {
+        if (fastd && P->epi.num_d == 1 && !dbar) {
             const unsigned *dw = (const unsigned *)P->epi.d[0].data + (og - (unsigned *)P->out);
 #pragma unroll
             for (mt = 0; mt < MT; mt++)
@@ -470,20 +490,29 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
              * kernel's one n-tile) and several n-tiles the one D tensor's epilogue (the plan
              * staged only those) */
             unsigned *st = stage + gl * (K >> 1) + (q2 >> 1);
+#if GCONV_IMPL_HAS_WGMMA
+            /* dbar: the unit's D words are in the staging tile (the copy engine's, in this
+             * word's place): each lane reads its words and writes the results over them */
+            if (dbar)
+                gconv_impl_mbar_try_wait(dbar, dph);
+#endif
 #pragma unroll
             for (mt = 0; mt < MT; mt++)
 #pragma unroll
                 for (e = 0; e < 4; e += 2)
 #pragma unroll
                     for (nt = 0; nt < NT; nt++)
-                        if (nt * 8 + q2 < K)
-                            st[(m0 + mt * 16 + r8 + (e ? 8 : 0)) * GCONV_IMPL_HALO_SROW +
-                               nt * 4] =
-                                SD || NT > 1
-                                    ? gconv_impl_halo_res_word(P, dt, acc[mt][nt][e],
-                                                               acc[mt][nt][e + 1],
-                                                               dv[(mt * 2 + e / 2) * NT + nt])
-                                    : gconv_impl_halo_pack(acc[mt][nt][e], acc[mt][nt][e + 1], dt);
+                        if (nt * 8 + q2 < K) {
+                            unsigned *w = st + (m0 + mt * 16 + r8 + (e ? 8 : 0)) *
+                                                   GCONV_IMPL_HALO_SROW +
+                                          nt * 4;
+                            *w = SD || NT > 1 || dbar
+                                     ? gconv_impl_halo_res_word(
+                                           P, dt, acc[mt][nt][e], acc[mt][nt][e + 1],
+                                           dbar ? *w : dv[(mt * 2 + e / 2) * NT + nt])
+                                     : gconv_impl_halo_pack(acc[mt][nt][e], acc[mt][nt][e + 1],
+                                                            dt);
+                        }
         } else {
             if (plain)
                 gconv_impl_halo_store(P, dt, acc, dv, og, pixrel, m0, r8, q2, qlim, NT, 0);
@@ -537,7 +566,7 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
     (void)P, (void)dt, (void)epi, (void)plain, (void)fastd, (void)halo, (void)wsm, (void)offs, (void)ko;
     (void)pixrel, (void)n, (void)oh0, (void)qlim, (void)ob2, (void)g0, (void)gv, (void)gl0;
     (void)mi0, (void)NT, (void)boffs, (void)TR, (void)F1, (void)SD, (void)stage;
-    (void)KSL;
+    (void)KSL, (void)dbar, (void)dph;
 #endif
 }
 
@@ -723,13 +752,16 @@ static __device__ __forceinline__ void gconv_impl_halo_tma(unsigned dst, const v
 #endif
 
 /* The unit loop of a block for NT n-tiles and KSL (see gconv_impl_halo_items; literals): units
- * [u, uend), the first one's weights and halo already issued into buffer 0; TR: wtr. */
+ * [u, uend), the first one's weights and halo already issued into buffer 0; TR: wtr; DT (a
+ * literal): the plan's dtma (a residual's D by the copy engine; its own instantiation, so that
+ * the other loops keep their code). */
 static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_halo_params *P,
                                                             gconv_dtype dt, gconv_impl_epi_fn epi,
                                                             int plain, int fastd,
                                                             unsigned char *smem, int u,
                                                             int uend, const int NT, const int KSL,
-                                                            const int TR, const int FB)
+                                                            const int TR, const int FB,
+                                                            const int DT)
 {
     const int hb = P->halo_bytes;
     const unsigned char *wsm = smem + 2 * hb;
@@ -743,17 +775,29 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
      * division is done once per block, not per unit */
     const int gl0 = ((int)threadIdx.x >> 5) / P->MTP;
     const int mi0 = ((int)threadIdx.x >> 5) - gl0 * P->MTP;
-    int i, buf, chunk, n, band;
+    int i, chunk, n, band;
     /* tma: the next unit's halo (same chunk) by one copy-engine copy, its arrival on mbarrier
      * tbar[buffer] (needs the buffers 128-byte aligned in shared memory); tin: this unit's
      * halo came so (the first unit's and those after a chunk change come by cp.async) */
 #if GCONV_IMPL_HAS_WGMMA
-    const int tma = P->tma && (gconv_impl_igemm_smem_addr(smem) & 127u) == 0;
+    const int al128 = (gconv_impl_igemm_smem_addr(smem) & 127u) == 0;
+    const int tma = P->tma && al128;
+    /* dtma: each unit's D words by the copy engine into staging tile j & 1 (unit j of the
+     * block's range), issued as unit j - 1 starts, completing mbarrier tbar + 16 + 8 (j & 1)
+     * (phase parity (j >> 1) & 1); the two-block kernel only, which the launcher picks for
+     * these plans */
+    const int dtma = DT && al128 && epi == gconv_impl_epilogue_apply;
     const unsigned tbar = gconv_impl_igemm_smem_addr(smem + P->tbar_off);
-    unsigned tph = 0u; /* bit b: the phase parity tbar[b] completes next */
 #else
-    const int tma = 0;
+    const int tma = 0, dtma = 0;
+    const unsigned tbar = 0u;
+    (void)DT;
 #endif
+    /* j: the unit's place in the block's range; its halo is in buffer j & 1, whose mbarrier
+     * (tma) completes once per use, by the copy or by thread 0's arrival where the halo came by
+     * cp.async, so that its phase parity is (j >> 1) & 1 (derived, not a live register: the
+     * three-block kernel spilled a parity word and waited on the reload every unit) */
+    int j = 0;
     int tin = 0;
     if (KSL && KSL <= GCONV_IMPL_HALO_KO_MAX) {
 #pragma unroll
@@ -761,16 +805,19 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
             ko[i] = offs[i * 32 + ((int)threadIdx.x & 31)];
     }
 #if GCONV_IMPL_HAS_WGMMA
-    if (tma && threadIdx.x == 0) {
+    if ((tma || dtma) && threadIdx.x == 0) {
         gconv_impl_mbar_init(tbar, 1);
         gconv_impl_mbar_init(tbar + 8u, 1);
+        gconv_impl_mbar_init(tbar + 16u, 1);
+        gconv_impl_mbar_init(tbar + 24u, 1);
         /* the copy engine (async proxy) completes them: make the initialised barriers
          * visible to it (the first unit's barrier below makes them visible to the block) */
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
 #endif
     gconv_impl_halo_unit(P, u, &chunk, &n, &band);
-    for (buf = 0; u < uend; u++, buf ^= 1) {
+    for (; u < uend; u++, j++) {
+        const int buf = j & 1;
         int g0;
         const int gv = gconv_impl_halo_gv(P, chunk, &g0);
         const int oh0 = band * P->R, rows = P->OH - oh0 < P->R ? P->OH - oh0 : P->R;
@@ -783,10 +830,13 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
         int tnext = 0;
         if (tin) {
 #if GCONV_IMPL_HAS_WGMMA
-            gconv_impl_mbar_wait(tbar + 8u * (unsigned)buf, (tph >> buf) & 1u);
-            tph ^= 1u << buf;
+            gconv_impl_mbar_wait(tbar + 8u * (unsigned)buf, (unsigned)(j >> 1) & 1u);
 #endif
         }
+#if GCONV_IMPL_HAS_WGMMA
+        else if (tma && threadIdx.x == 0) /* a cp.async halo: this use's phase, completed */
+            gconv_impl_mbar_arrive(tbar + 8u * (unsigned)buf);
+#endif
         /* this unit's halo (and, first time, the weights and tables) are in; every warp is done
          * with the previous unit, whose buffer the next halo overwrites */
         gconv_impl_igemm_cp_wait(0);
@@ -802,13 +852,35 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
         } else if (same) {
             gconv_impl_halo_fill(P, nxt, pixin, nn, nband * P->R, g0, gv, GCONV_IMPL_HALO_CA, FB);
         }
+#if GCONV_IMPL_HAS_WGMMA
+        if (dtma && threadIdx.x == 0) {
+            /* the next unit's tile was last read (and written) by the generic proxy in the
+             * previous unit, which the barrier above closed: order those accesses before the
+             * copy engine's writes */
+            const unsigned sb = gconv_impl_igemm_smem_addr(stage);
+            const unsigned tb = (unsigned)P->Q * (GCONV_IMPL_HALO_SROW * 4);
+            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+            if (j == 0) /* the block's first unit: its own D, into tile 0 */
+                gconv_impl_halo_tma(sb, &P->dmap, tbar + 16u, (unsigned)P->dbytes, g0 * P->K,
+                                    0, oh0, n);
+            if (u + 1 < uend)
+                gconv_impl_halo_tma(sb + ((j + 1) & 1) * tb, &P->dmap, tbar + 16u + 8u * ((j + 1) & 1),
+                                    (unsigned)P->dbytes, nchunk * P->GB * P->K, 0, nband * P->R,
+                                    nn);
+        }
+#endif
         gconv_impl_igemm_cp_commit();
-        gconv_impl_halo_items(P, dt, epi, plain, fastd, cur, wsm, offs, ko, boffs, pixrel, stage,
-                              n, oh0, rows * P->Wp, ob2, g0, gv, gl0, mi0, NT, KSL, TR, FB == 8,
-                              FB == 1 && NT == 1);
-        if (P->ostage && epi == gconv_impl_epilogue_apply) {
-            __syncthreads(); /* every warp's words of the unit are in the staging tile */
-            gconv_impl_halo_stage_out(P, stage, pixrel, rows * P->Wp, ob2, g0);
+        {
+            unsigned *st = stage + (dtma ? (j & 1) * P->Q * GCONV_IMPL_HALO_SROW : 0);
+            gconv_impl_halo_items(P, dt, epi, plain, fastd, cur, wsm, offs, ko, boffs, pixrel,
+                                  st, n, oh0, rows * P->Wp, ob2, g0, gv, gl0, mi0, NT, KSL, TR,
+                                  FB == 8, FB == 1 && NT == 1,
+                                  dtma ? tbar + 16u + 8u * (unsigned)(j & 1) : 0u,
+                                  (unsigned)(j >> 1) & 1u);
+            if (P->ostage && epi == gconv_impl_epilogue_apply) {
+                __syncthreads(); /* every warp's words of the unit are in the staging tile */
+                gconv_impl_halo_stage_out(P, st, pixrel, rows * P->Wp, ob2, g0);
+            }
         }
         if (u + 1 < uend && !same) {
             /* the next unit is in the next chunk: its weights replace these once every warp
@@ -917,14 +989,23 @@ static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_hal
      * 66.5-67.3 / 35.1-35.4 -> 33.7-33.9; the same code in the three-block kernel (backward
      * data + residual), with more n-tiles (forward 512@14, 1024@7) or in BWH's fill lost 1-10 %
      * (bench/NOTES.md) */
+    /* dtma plans (gconv_impl_halo_dtma_setup: backward data's two-block kernel, the unrolled
+     * shapes) get loops of their own */
+#define GCONV_IMPL_HALO_GO1(nt_, ksl_, tr_)                                                      \
+    do {                                                                                         \
+        if (GCONV_IMPL_HAS_WGMMA && TRM && !NT1 && (ksl_) && P->dtma)                                 \
+            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, nt_, ksl_, tr_,        \
+                                 (nt_) == 1 && !NT1 ? 8 : 1, 1);                                 \
+        else                                                                                     \
+            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, nt_, ksl_, tr_,        \
+                                 (nt_) == 1 && !NT1 ? 8 : 1, 0);                                 \
+    } while (0)
 #define GCONV_IMPL_HALO_GO(nt_, ksl_)                                                            \
     do {                                                                                         \
         if (TRM && P->wtr)                                                                       \
-            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, nt_, ksl_, 1,          \
-                                 (nt_) == 1 && !NT1 ? 8 : 1);                                    \
+            GCONV_IMPL_HALO_GO1(nt_, ksl_, 1);                                                   \
         else                                                                                     \
-            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, nt_, ksl_, 0,          \
-                                 (nt_) == 1 && !NT1 ? 8 : 1);                                    \
+            GCONV_IMPL_HALO_GO1(nt_, ksl_, 0);                                                   \
     } while (0)
     if (NT1 || NT == 1) {
         if (P->KS == 5)
@@ -943,6 +1024,7 @@ static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_hal
             GCONV_IMPL_HALO_GO(4, 0);
     }
 #undef GCONV_IMPL_HALO_GO
+#undef GCONV_IMPL_HALO_GO1
 #else
     (void)P, (void)dt, (void)epi, (void)TRM, (void)NT1;
 #endif
@@ -1095,15 +1177,25 @@ static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, c
 #endif
 }
 
-/* Shared memory of a planned launch: two halos, weights, A offsets, pixel tables (wtr: and B
- * offsets), the staging tile where gconv_impl_halo_plan_stage set one, and the copy engine's
- * two mbarriers where gconv_impl_halo_tma_setup set them. */
-static inline int gconv_impl_halo_smem(const gconv_impl_halo_params *P)
+/* The copy engine's mbarriers of the halo kernel: the two halo buffers' and the two D tiles' */
+#define GCONV_IMPL_HALO_BAR_BYTES 32
+
+/* Shared memory of a planned launch before the mbarriers: two halos, weights, A offsets, pixel
+ * tables (wtr: and B offsets), the staging tile where gconv_impl_halo_plan_stage set one. */
+static inline int gconv_impl_halo_data_end(const gconv_impl_halo_params *P)
 {
     const int tables = 2 * P->halo_bytes + P->w_bytes + P->KS * 128 * (P->wtr ? 2 : 1) +
                        P->Q * 4 + P->P * 8;
-    const int end = P->ostage ? P->stage_off + P->Q * GCONV_IMPL_HALO_SROW * 4 : tables;
-    return P->tma ? P->tbar_off + 16 : end;
+    return P->ostage ? P->stage_off + P->Q * GCONV_IMPL_HALO_SROW * 4 * (P->dtma ? 2 : 1)
+                     : tables;
+}
+
+/* Shared memory of a planned launch: the above, and the copy engine's mbarriers where
+ * gconv_impl_halo_tma_setup or gconv_impl_halo_dtma_setup set them. */
+static inline int gconv_impl_halo_smem(const gconv_impl_halo_params *P)
+{
+    return P->tma || P->dtma ? P->tbar_off + GCONV_IMPL_HALO_BAR_BYTES
+                             : gconv_impl_halo_data_end(P);
 }
 
 /* Stage a planned launch's stores (P->ostage, P->stage_off; see gconv_impl_halo_params)
@@ -1120,9 +1212,9 @@ static inline void gconv_impl_halo_plan_stage(gconv_impl_halo_params *P)
     const int tables = 2 * P->halo_bytes + P->w_bytes + P->KS * 128 * (P->wtr ? 2 : 1) +
                        P->Q * 4 + P->P * 8;
     const int off = (tables + 15) & ~15;
-    /* three blocks of the D kernel, each with its copy-engine barriers (16 bytes, 8-aligned)
-     * and the 1 KB the runtime reserves, in 228 KB */
-    const int lim = P->plain || P->NT > 1 ? GCONV_IMPL_HALO_MAX_SMEM : 75 * 1024 - 32;
+    /* three blocks of the D kernel, each with its copy-engine barriers and the 1 KB the
+     * runtime reserves, in 228 KB */
+    const int lim = P->plain || P->NT > 1 ? GCONV_IMPL_HALO_MAX_SMEM : GCONV_IMPL_HALO_SMEM3;
     P->ostage = 0, P->stage_off = 0;
     if (P->GB * P->K > 64 || !(P->NT == 1 ? P->plain || (P->epi.num_d == 1 && P->dsame)
                                           : !P->plain && P->epi.num_d == 1 && P->dsame) ||

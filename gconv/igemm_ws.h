@@ -982,10 +982,10 @@ static inline int gconv_impl_halo_map(CUtensorMap *m, gconv_dtype dt, const void
 
 static inline void gconv_impl_halo_tma_setup(gconv_impl_halo_params *H, const gconv_problem *p)
 {
-    const int rows = H->R + (p->filter[1] - 1) * H->dh, end = gconv_impl_halo_smem(H);
+    const int rows = H->R + (p->filter[1] - 1) * H->dh, end = gconv_impl_halo_data_end(H);
     H->tma = 0;
     if (H->NT != 1 || H->in_w != H->G * H->C || rows > 256 || H->Wp > 256 ||
-        ((end + 7) & ~7) + 16 > GCONV_IMPL_HALO_MAX_SMEM)
+        ((end + 7) & ~7) + GCONV_IMPL_HALO_BAR_BYTES > GCONV_IMPL_HALO_MAX_SMEM)
         return;
     if (!gconv_impl_halo_map(&H->tmap, H->dt, H->in, H->G * H->C, H->W, H->H, H->N, H->in_w,
                              H->in_h, H->in_n, H->Wp, rows))
@@ -994,12 +994,55 @@ static inline void gconv_impl_halo_tma_setup(gconv_impl_halo_params *H, const gc
     H->tbar_off = (end + 7) & ~7;
     H->tma = 1;
 }
+
+/* The staged one-D-tensor epilogue (gconv_impl_halo_plan_stage: the D tensor in the output's
+ * layout, the words staged) in the two-block kernel with two staging tiles: each unit's D words
+ * come by one copy-engine copy straight into its tile, issued as the unit before starts, so that
+ * the items read D from shared memory a unit after it was asked for (no per-item global loads
+ * whose latency the short math of a unit cannot hide, no D registers held across the math).
+ * Needs the tiles 128-byte aligned (the first moved up), both in the two-block kernel's shared
+ * memory, a box of at most 256 columns and rows, and an unrolled 3x3 shape. Called after gconv_impl_halo_tma_setup;
+ * the launcher then takes the two-block kernel (GCONV_IMPL_HALO_LAUNCH_ANY). H100, ResNeXt
+ * backward data with a residual, us: 256@28 (C = K = 8, two-row units) 43.3 -> 40.0, 512@14
+ * 27.9 -> 26.1, 1024@7 21.4 -> 20.1; but 128@56 (pairs of C = K = 4, one-row units) 85.8 ->
+ * 88-90 against the three-block kernel's own loads (with one tile, D asked as each unit
+ * starts, 91), so one-n-tile plans of one-row units keep those. */
+static inline void gconv_impl_halo_dtma_setup(gconv_impl_halo_params *H)
+{
+    int off, end;
+    H->dtma = 0;
+    if (gconv_impl_halo_no_dtma || !H->ostage || H->plain || H->epi.num_d != 1 || !H->dsame ||
+        (H->NT == 1 && H->R < 2) || H->R > 256 || H->Wp > 256 ||
+        (uintptr_t)H->epi.d[0].data % 16)
+        return;
+    /* the kernel has these loops for the unrolled 3x3 shapes only (C = K = 8 or pairs of 4,
+     * 16, 32: gconv_impl_halo_body) */
+    if (H->KS != (H->NT == 1 ? 5 : H->NT == 2 ? 9 : 18))
+        return;
+    off = (H->stage_off + 127) & ~127;
+    end = off + 2 * H->Q * GCONV_IMPL_HALO_SROW * 4;
+    if (((end + 7) & ~7) + GCONV_IMPL_HALO_BAR_BYTES > GCONV_IMPL_HALO_MAX_SMEM)
+        return;
+    if (!gconv_impl_halo_map(&H->dmap, H->dt, H->epi.d[0].data, H->G * H->K, H->OW, H->OH,
+                             H->N, H->out_w, H->out_h, H->out_n, H->Wp, H->R))
+        return;
+    H->stage_off = off;
+    H->dbytes = GCONV_IMPL_HALO_PS * H->Wp * H->R;
+    H->tbar_off = (end + 7) & ~7;
+    H->dtma = 1;
+    gconv_impl_halo_dtma_plans++;
+}
 #else
 /* Without the 12.5+ runtime the halo kernel copies every halo with cp.async. */
 static inline void gconv_impl_halo_tma_setup(gconv_impl_halo_params *H, const gconv_problem *p)
 {
     H->tma = 0;
     (void)p;
+}
+
+static inline void gconv_impl_halo_dtma_setup(gconv_impl_halo_params *H)
+{
+    H->dtma = 0;
 }
 #endif /* GCONV_IMPL_WS_HOST */
 

@@ -757,6 +757,46 @@ Test(bwd_data, halo_persistent, .timeout = 180)
         }
 }
 
+/* The halo kernel's staged residual with D brought a unit ahead by the copy engine into two
+ * staging tiles (gconv_impl_halo_dtma_setup, sm_90a builds; the two-block kernel) and with the
+ * items' own loads (gconv_impl_halo_no_dtma; the three-block kernel for one n-tile): C = K = 4
+ * pairs at 28x28 and C = K = 8 at 27x27 (two-row units), C = K = 32 at 7x7 and 11x11, C = K =
+ * 16 at 14x14 and 13x13 (short last bands, whose missing rows come as the engine's zeros);
+ * persistent grids whose blocks change group chunks; fp16 and bf16; residual and scale +
+ * residual. Where the build has the copy engine (CUDA 12.5+ runtime), the plans must have
+ * taken it. */
+Test(bwd_data, halo_residual_dtma, .timeout = 180)
+{
+    static const int sh[6][5] = {/* C = K, G, N, H = W */ {4, 32, 8, 28}, {8, 16, 6, 27},
+                                 {32, 4, 40, 7}, {32, 2, 10, 11}, {16, 8, 8, 14},
+                                 {16, 8, 6, 13}};
+    int i, ti, t;
+    gt_require_gpu();
+    gt_fail_count = 0;
+    for (t = 0; t < 2; t++)
+        for (i = 0; i < 6; i++)
+            for (ti = GT_T_F16; ti <= GT_T_BF16; ti++) {
+                const gt_impl *im = &gt_impls[ti][0];
+                const int before = gconv_impl_halo_dtma_plans;
+                gconv_problem p;
+                gconv_problem_2d(&p, sh[i][1], sh[i][2], sh[i][0], sh[i][0], sh[i][3], sh[i][3],
+                                 3, 3, 1, 1, 1, 1, 1, 1);
+                gconv_problem_set_layouts(&p, im->act, im->wei);
+                gconv_impl_halo_no_dtma = t;
+                gt_run_case(im, &p, ti == GT_T_F16 ? GT_EPI_ADD1 : GT_EPI_SCALE_ADD,
+                            GT_INIT_DECIMAL, 0x4C10u + (uint64_t)(t * 12 + i * 2 + ti));
+#if GCONV_IMPL_WS_HOST
+                cr_expect(t ? gconv_impl_halo_dtma_plans == before
+                            : gconv_impl_halo_dtma_plans > before,
+                          "C = %d, %dx%d: copy engine for D %d, expected %d", sh[i][0], sh[i][3],
+                          sh[i][3], gconv_impl_halo_dtma_plans - before, !t);
+#else
+                (void)before;
+#endif
+            }
+    gconv_impl_halo_no_dtma = 0;
+}
+
 /* depthwise 3x3 stride 2, fp16 NHWGC, 1 x 4100 x 4100 x 128 = 2,151,680,000 d_in elements
  * (4.3 GB), residual D of the same size: the depthwise vector kernel */
 Test(bwd_data, huge_f16_depthwise_s2, .timeout = 180)
