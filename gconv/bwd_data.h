@@ -34,7 +34,8 @@
  *          flipped and transposed by a pre-pass into the workspace (pads dil*(F-1) - pad);
  *          depthwise 3x3 (DW3) reads the user's weights in reverse tap order instead, and
  *          the halo kernel reads GKYXC weights in place where C is a multiple of 8 (the
- *          view's K; gconv_impl_halo_plan_wtr), both with no pre-pass (the workspace is then
+ *          view's K; gconv_impl_halo_plan_wtr) or C = K = 4 (pair mode, whose weight fill
+ *          builds the view's weights from them), both with no pre-pass (the workspace is then
  *          not touched).
  *          (GCONV_BWD_DATA_DW_VIA_FWD 0 leaves depthwise 3x3 to step 2.)
  *       2. C = 1 per group (depthwise, channel multipliers): direct kernels. NHWGC depthwise

@@ -55,7 +55,9 @@
  * Backward data (stride 1) runs this kernel on its forward view: the weights flipped in both
  * filter axes with C and K swapped. Where the view's K is a multiple of 8 and the weights are
  * GKYXC (gconv_impl_halo_plan_wtr), the kernel reads the problem's weights as they are, k-major,
- * through ldmatrix.trans; otherwise a pre-pass kernel writes the view's weights first.
+ * through ldmatrix.trans; in pair mode with GKYXC weights its weight fill builds the view's
+ * block-diagonal weights from them (P->wflip); otherwise a pre-pass kernel writes the view's
+ * weights first.
  *
  * The math. A warp takes work items (group, MT consecutive 16-pixel m-tiles) and, for each
  * k-step, loads B for NT = ceil(K / 8) n-tiles (NT 1, 2 or 4, rounded up) and, per m-tile,
@@ -170,6 +172,9 @@ typedef struct gconv_impl_halo_params {
     unsigned mx, mwp;        /* gconv_impl_halo_magic of X and of Wp (the tables' divisions) */
     int wtr;                 /* weights as the problem's own GKYXC, read transposed (below) */
     int wkp, wgs;            /* wtr: bytes per weight row block k (taps * K * 2 + pad), per group */
+    int wflip;               /* pair mode on backward data's view: the weight fill builds the
+                                view's block-diagonal weights from the problem's own GKYXC ones
+                                (flipped taps, C and K swapped), element by element */
     int halo_bytes, w_bytes; /* one halo buffer; the weights */
     int ostage, stage_off;   /* stores staged in shared memory at stage_off
                                 (GCONV_IMPL_HALO_SROW words a virtual pixel) and written in
@@ -678,7 +683,32 @@ static __device__ __forceinline__ void gconv_impl_halo_wfill(const gconv_impl_ha
         }
         return;
     }
-    if (P->pair) {
+    if (P->pair && P->wflip) {
+        /* as below, for backward data's view of the problem's weights wei[g][k][tap][c]: the
+         * view's row r = 8 gl + 4 j + c, 8-byte column u = 2 tap' + i holds, for i == j,
+         * wei[2 (g0 + gl) + j][k][taps - 1 - tap'][c] for k = 0..3 (taps * 4 elements apart);
+         * plain loads and stores (the block's barrier before the first unit, or after a chunk
+         * change, publishes them) */
+        const int cu = P->wrow >> 2, taps = P->taps;
+        const unsigned short *w = (const unsigned short *)P->wei;
+#pragma unroll 1
+        for (r = tid >> 5; r < rows_w; r += GCONV_IMPL_HALO_THREADS / 32) {
+            const int gl = r >> 3, j = (r >> 2) & 1, c = r & 3;
+            const int64_t g = 2 * (g0 + gl) + j;
+            int u;
+#pragma unroll 1
+            for (u = lane; u < cu; u += 32) {
+                const int tap = u >> 1;
+                uint2 v = make_uint2(0u, 0u);
+                if (gl < gv && tap < taps && (u & 1) == j) {
+                    const unsigned short *e = w + (g * 4 * taps + (taps - 1 - tap)) * 4 + c;
+                    v.x = e[0] | (unsigned)e[taps * 4] << 16;
+                    v.y = e[taps * 8] | (unsigned)e[taps * 12] << 16;
+                }
+                *(uint2 *)(wsm + r * P->wrow * 2 + u * 8) = v;
+            }
+        }
+    } else if (P->pair) {
         /* kernel row r = 8 gl + 4 j + k, 8-byte column u = 2 tap + i: problem group
          * 2 (g0 + gl) + j, channel k, tap, nonzero only for i == j */
         const int cu = P->wrow >> 2, taps = P->taps;
@@ -1233,15 +1263,24 @@ static inline void gconv_impl_halo_plan_stage(gconv_impl_halo_params *P)
  * k-major, whose fragments ldmatrix.trans reads. In shared memory row k of group gl starts at
  * gl * wgs + k * wkp, wkp = taps * P->K * 2 bytes padded by 16 or 32 to an odd number of
  * 16-byte chunks (the 8 rows of an ldmatrix, 8 consecutive k, fall in distinct bank groups;
- * the pad also keeps the last n-tile of K = 24 inside the block). 1 if switched, 0 and P
- * unchanged where it does not apply: pair mode, P->K not a multiple of 8 (rows must be whole
- * 16-byte copies), weights not GKYXC or not 16-byte aligned, or the shared memory short. */
+ * the pad also keeps the last n-tile of K = 24 inside the block). Pair mode (C = K = 4)
+ * keeps its block-diagonal layout, built from p's weights by the weight fill (P->wflip). 1 if
+ * switched, 0 and P unchanged where it does not apply: P->K not a multiple of 8 (rows must be
+ * whole 16-byte copies), weights not GKYXC or not 16-byte aligned (pair mode: 2-byte), or the
+ * shared memory short. */
 static inline int gconv_impl_halo_plan_wtr(const gconv_problem *p, const void *wei,
                                            gconv_impl_halo_params *P)
 {
     int wkp, wbytes;
-    if (P->pair || P->K % 8 || (uintptr_t)wei % 16 ||
-        gconv_layout_family(gconv_wei_layout(p)) != GCONV_GKYXC)
+    if (gconv_layout_family(gconv_wei_layout(p)) != GCONV_GKYXC)
+        return 0;
+    if (P->pair) {
+        if ((uintptr_t)wei % 2)
+            return 0;
+        P->wflip = 1, P->wei = wei;
+        return 1;
+    }
+    if (P->K % 8 || (uintptr_t)wei % 16)
         return 0;
     wkp = P->taps * P->K * 2 + 16;
     if ((wkp / 16) % 2 == 0)
