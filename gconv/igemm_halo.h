@@ -686,26 +686,39 @@ static __device__ __forceinline__ void gconv_impl_halo_wfill(const gconv_impl_ha
     if (P->pair && P->wflip) {
         /* as below, for backward data's view of the problem's weights wei[g][k][tap][c]: the
          * view's row r = 8 gl + 4 j + c, 8-byte column u = 2 tap' + i holds, for i == j,
-         * wei[2 (g0 + gl) + j][k][taps - 1 - tap'][c] for k = 0..3 (taps * 4 elements apart);
-         * plain loads and stores (the block's barrier before the first unit, or after a chunk
-         * change, publishes them) */
+         * wei[2 (g0 + gl) + j][k][taps - 1 - tap'][c] for k = 0..3 (taps * 4 elements apart).
+         * Plain loads and stores (the block's barrier before the first unit, or after a chunk
+         * change, publishes them); a warp takes RW rows at a time, all their loads before
+         * their stores (one row at a time left a block's first unit waiting on a round trip
+         * per row) */
+        enum { RW = 4 };
         const int cu = P->wrow >> 2, taps = P->taps;
         const unsigned short *w = (const unsigned short *)P->wei;
+        const int nw = GCONV_IMPL_HALO_THREADS / 32;
 #pragma unroll 1
-        for (r = tid >> 5; r < rows_w; r += GCONV_IMPL_HALO_THREADS / 32) {
-            const int gl = r >> 3, j = (r >> 2) & 1, c = r & 3;
-            const int64_t g = 2 * (g0 + gl) + j;
+        for (r = tid >> 5; r < rows_w; r += RW * nw) {
             int u;
 #pragma unroll 1
             for (u = lane; u < cu; u += 32) {
                 const int tap = u >> 1;
-                uint2 v = make_uint2(0u, 0u);
-                if (gl < gv && tap < taps && (u & 1) == j) {
-                    const unsigned short *e = w + (g * 4 * taps + (taps - 1 - tap)) * 4 + c;
-                    v.x = e[0] | (unsigned)e[taps * 4] << 16;
-                    v.y = e[taps * 8] | (unsigned)e[taps * 12] << 16;
+                uint2 v[RW];
+                int q;
+#pragma unroll
+                for (q = 0; q < RW; q++) {
+                    const int rr = r + q * nw, gl = rr >> 3, j = (rr >> 2) & 1, c = rr & 3;
+                    v[q] = make_uint2(0u, 0u);
+                    if (rr < rows_w && gl < gv && tap < taps && (u & 1) == j) {
+                        const unsigned short *e =
+                            w + ((int64_t)(2 * (g0 + gl) + j) * 4 * taps + (taps - 1 - tap)) * 4 +
+                            c;
+                        v[q].x = e[0] | (unsigned)e[taps * 4] << 16;
+                        v[q].y = e[taps * 8] | (unsigned)e[taps * 12] << 16;
+                    }
                 }
-                *(uint2 *)(wsm + r * P->wrow * 2 + u * 8) = v;
+#pragma unroll
+                for (q = 0; q < RW; q++)
+                    if (r + q * nw < rows_w)
+                        *(uint2 *)(wsm + (r + q * nw) * P->wrow * 2 + u * 8) = v[q];
             }
         }
     } else if (P->pair) {
