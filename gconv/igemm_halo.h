@@ -130,12 +130,10 @@
 #define GCONV_IMPL_HALO_TARGET 0
 #endif
 
-/* Test hooks, one each per translation unit: nonzero no_dtma keeps a staged residual's D on
- * the items' own global loads where the copy engine could bring it (gconv_impl_halo_dtma_setup),
- * so that the GPU tests cover both paths; dtma_plans counts the plans that took the copy
- * engine for D. */
+/* Test hook, one per translation unit: nonzero keeps a staged residual's D on the items' own
+ * global loads where the copy engine could bring it (gconv_impl_halo_dtma_setup), so that the
+ * GPU tests cover both paths. */
 static int gconv_impl_halo_no_dtma __attribute__((unused)) = 0;
-static int gconv_impl_halo_dtma_plans __attribute__((unused)) = 0;
 
 typedef struct gconv_impl_halo_params {
 #if defined(GCONV_PLATFORM_CUDA)
@@ -410,7 +408,8 @@ static __device__ __forceinline__ void gconv_impl_halo_store(const gconv_impl_ha
  * words; qlim: virtual pixels of the band's rows (rows * Wp). TR: the weights are wtr's (B's
  * per-lane row offsets of every k-step from boffs, one LDS per k-step). F1: the two-block
  * kernel's one-n-tile loops (plain stores staged, the items' advance without a loop); SD: the
- * three-block kernel's (D tensors: their epilogue applied, then the words staged). */
+ * three-block kernel's and the dtma loops' (D tensors: their epilogue applied, then the words
+ * staged; dbar nonzero: D's words from the staging tile, else from the items' own loads). */
 static __device__ __forceinline__ void gconv_impl_halo_items(
     const gconv_impl_halo_params *P, gconv_dtype dt, gconv_impl_epi_fn epi, int plain, int fastd,
     const unsigned char *halo, const unsigned char *wsm, const int *offs, const int *ko,
@@ -917,7 +916,7 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
             unsigned *st = stage + (dtma ? (j & 1) * P->Q * GCONV_IMPL_HALO_SROW : 0);
             gconv_impl_halo_items(P, dt, epi, plain, fastd, cur, wsm, offs, ko, boffs, pixrel,
                                   st, n, oh0, rows * P->Wp, ob2, g0, gv, gl0, mi0, NT, KSL, TR,
-                                  FB == 8, FB == 1 && NT == 1,
+                                  FB == 8, (FB == 1 && NT == 1) || DT,
                                   dtma ? tbar + 16u + 8u * (unsigned)(j & 1) : 0u,
                                   (unsigned)(j >> 1) & 1u);
             if (P->ostage && epi == gconv_impl_epilogue_apply) {
@@ -1033,10 +1032,12 @@ static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_hal
      * data + residual), with more n-tiles (forward 512@14, 1024@7) or in BWH's fill lost 1-10 %
      * (bench/NOTES.md) */
     /* dtma plans (gconv_impl_halo_dtma_setup: backward data's two-block kernel, the unrolled
-     * shapes) get loops of their own */
+     * shapes) get loops of their own, in every device pass: where the copy engine cannot run
+     * (no sm_90a code, or a shared-memory base not 128-byte aligned) those loops stage the
+     * epilogue's words from the items' own D loads (SD), as the plan's kernel choice needs */
 #define GCONV_IMPL_HALO_GO1(nt_, ksl_, tr_)                                                      \
     do {                                                                                         \
-        if (GCONV_IMPL_HAS_WGMMA && TRM && !NT1 && (ksl_) && P->dtma)                                 \
+        if (TRM && !NT1 && (ksl_) && P->dtma)                                                    \
             gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, nt_, ksl_, tr_,        \
                                  (nt_) == 1 && !NT1 ? 8 : 1, 1);                                 \
         else                                                                                     \

@@ -1030,7 +1030,6 @@ static inline void gconv_impl_halo_dtma_setup(gconv_impl_halo_params *H)
     H->dbytes = GCONV_IMPL_HALO_PS * H->Wp * H->R;
     H->tbar_off = (end + 7) & ~7;
     H->dtma = 1;
-    gconv_impl_halo_dtma_plans++;
 }
 #else
 /* Without the 12.5+ runtime the halo kernel copies every halo with cp.async. */
