@@ -906,9 +906,9 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
                 gconv_impl_halo_tma(sb, &P->dmap, tbar + 16u, (unsigned)P->dbytes, g0 * P->K,
                                     0, oh0, n);
             if (u + 1 < uend)
-                gconv_impl_halo_tma(sb + ((j + 1) & 1) * tb, &P->dmap, tbar + 16u + 8u * ((j + 1) & 1),
-                                    (unsigned)P->dbytes, nchunk * P->GB * P->K, 0, nband * P->R,
-                                    nn);
+                gconv_impl_halo_tma(sb + ((j + 1) & 1) * tb, &P->dmap,
+                                    tbar + 16u + 8u * ((j + 1) & 1), (unsigned)P->dbytes,
+                                    nchunk * P->GB * P->K, 0, nband * P->R, nn);
         }
 #endif
         gconv_impl_igemm_cp_commit();
@@ -1253,13 +1253,12 @@ static inline int gconv_impl_halo_smem(const gconv_impl_halo_params *P)
  * 17.3). Called after gconv_impl_halo_plan and gconv_impl_halo_plan_wtr. */
 static inline void gconv_impl_halo_plan_stage(gconv_impl_halo_params *P)
 {
-    const int tables = 2 * P->halo_bytes + P->w_bytes + P->KS * 128 * (P->wtr ? 2 : 1) +
-                       P->Q * 4 + P->P * 8;
-    const int off = (tables + 15) & ~15;
     /* three blocks of the D kernel, each with its copy-engine barriers and the 1 KB the
      * runtime reserves, in 228 KB */
     const int lim = P->plain || P->NT > 1 ? GCONV_IMPL_HALO_MAX_SMEM : GCONV_IMPL_HALO_SMEM3;
+    int off;
     P->ostage = 0, P->stage_off = 0;
+    off = (gconv_impl_halo_data_end(P) + 15) & ~15; /* after the tables */
     if (P->GB * P->K > 64 || !(P->NT == 1 ? P->plain || (P->epi.num_d == 1 && P->dsame)
                                           : !P->plain && P->epi.num_d == 1 && P->dsame) ||
         (P->GB * P->K) % 8 ||

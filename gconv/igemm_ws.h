@@ -1001,8 +1001,9 @@ static inline void gconv_impl_halo_tma_setup(gconv_impl_halo_params *H, const gc
  * the items read D from shared memory a unit after it was asked for (no per-item global loads
  * whose latency the short math of a unit cannot hide, no D registers held across the math).
  * Needs the tiles 128-byte aligned (the first moved up), both in the two-block kernel's shared
- * memory, a box of at most 256 columns and rows, and an unrolled 3x3 shape. Called after gconv_impl_halo_tma_setup;
- * the launcher then takes the two-block kernel (GCONV_IMPL_HALO_LAUNCH_ANY). H100, ResNeXt
+ * memory, a box of at most 256 columns and rows, and an unrolled 3x3 shape. Called after
+ * gconv_impl_halo_tma_setup; the launcher then takes the two-block kernel
+ * (GCONV_IMPL_HALO_LAUNCH_ANY). H100, ResNeXt
  * backward data with a residual, us: 256@28 (C = K = 8, two-row units) 43.3 -> 40.0, 512@14
  * 27.9 -> 26.1, 1024@7 21.4 -> 20.1; but 128@56 (pairs of C = K = 4, one-row units) 85.8 ->
  * 88-90 against the three-block kernel's own loads (with one tile, D asked as each unit
