@@ -1108,9 +1108,11 @@ enum {
 #define GCONV_IMPL_FT_GO(name, p, K1, a, T, stream, why, len)                                    \
     do {                                                                                         \
         gconv_impl_ft_params F_;                                                                 \
-        if (gconv_impl_ft_plan(p, K1, a, T, gconv_device_sm_count(), &F_))                       \
+        if (gconv_impl_ft_plan(p, K1, a, T, gconv_device_sm_count(), &F_)) {                     \
+            gconv_impl_ft_w1_setup(&F_, T);                                                      \
             GCONV_IMPL_FUSED_GO_N(name##_ft, F_.items, GCONV_IMPL_FT_THREADS, F_.smem, stream,   \
                                   F_, why, len);                                                 \
+        }                                                                                        \
     } while (0)
 
 #define GCONV_IMPL_FUSED_DEFINE(name, T, ACT, WEI, MIDFN, EPIFN, MIDB, EPIB)                     \

@@ -36,9 +36,13 @@
  *     + b0, act0, rounded to T, into the A tile (pixels x G channels, rows of AST bytes: an
  *     odd number of 16-byte chunks).
  *   stage 2: out[p][k1] = A[p][:] . w1[k1][:] on tensor cores (m16n8k16 mma.sync), w1 streamed
- *     through NS shared-memory buffers of 64 channels (cp.async by the warps outside the GEMM
- *     grid, NS chunks ahead, the first ones during stage 1; each buffer handed over by a
- *     full and an empty mbarrier, no block-wide barrier per chunk); the first GW = 8 warps form
+ *     through NS shared-memory buffers of 64 channels, NS chunks ahead, the first ones during
+ *     stage 1, each buffer handed over by a full and an empty mbarrier (no block-wide barrier
+ *     per chunk): on sm_90a one copy-engine copy per chunk, issued by one thread, into
+ *     128-byte rows with the 128-byte swizzle (gconv_impl_ft_w1_setup; H100: 960@7 -> 160
+ *     20.7 -> 16.6 us, the copy warps' cp.async instructions had been slowing the GEMM warps
+ *     sharing their schedulers), else cp.async by the warps outside the GEMM grid into the
+ *     same rows (or 144-byte unswizzled ones where no map is made); the first GW = 8 warps form
  *     a WM x (8 / WM) grid over (16-pixel m-tiles, 16-channel n-pairs), each warp MT x NP of
  *     them (MT <= 2, NP <= 4): per k-step MT + NP ldmatrix.x4 feed 2 * MT * NP mma (for small
  *     warp shapes a chunk's four k-steps unrolled, so that the next step's fragments load
@@ -86,6 +90,10 @@
 #define GCONV_IMPL_FT_SPANMAX 6    /* stage-1 window columns per task */
 
 typedef struct gconv_impl_ft_params {
+#if defined(GCONV_PLATFORM_CUDA)
+    CUtensorMap w1map;       /* twm: w1 as [K1][GK], boxes of 64 channels x K1t rows, 128-byte
+                                swizzle (gconv_impl_ft_w1_setup) */
+#endif
     const void *in, *w0, *b0, *w1, *b1;
     void *out;
     gconv_epilogue epi;      /* final epilogue */
@@ -108,6 +116,11 @@ typedef struct gconv_impl_ft_params {
     int PTp, AST, mtiles, nps, WM, MT, NP, nkc; /* GEMM: pixels (multiple of 16), A row
                                                  * bytes, m-tiles, n-pairs per K1 tile, warp
                                                  * grid, tiles per warp, w1 chunks */
+    int twm, wst;            /* twm: the w1 ring's rows are 128 bytes, their 16-byte chunks
+                              * swizzled (chunk c of row r at c ^ (r % 8)), each chunk one
+                              * copy-engine copy by one thread where it can run (sm_90a, buffers
+                              * 1024-byte aligned), else the copy warps' cp.async to the same
+                              * places; wst: bytes per ring row (144, or 128 with twm) */
     float row;               /* 1 / OW */
     int woff, b1off, mbo, smem; /* shared memory: A at 0, NS w1 buffers, b1, 2 NS mbarriers */
 } gconv_impl_ft_params;
@@ -122,6 +135,7 @@ static inline int gconv_impl_ft_smem_plan(gconv_impl_ft_params *F, int RT)
     F->PTp = (RT * F->OW + 15) / 16 * 16;
     cbytes = F->PTp * (F->K1t + (F->K1t % 32 == 0 ? 8 : 24)) * 4; /* C tile */
     F->woff = F->PTp * F->AST;
+    F->twm = 0, F->wst = GCONV_IMPL_FT_WST;
     F->b1off = F->woff + GCONV_IMPL_FT_NS * k1r * GCONV_IMPL_FT_WST;
     if (F->b1off < cbytes)
         F->b1off = cbytes;
@@ -163,6 +177,10 @@ static inline int gconv_impl_ft_fit(gconv_impl_ft_params *F, int RT)
     return 0;
 }
 
+/* Tuning hook (internal, one per translation unit): r > 0 pins the tile kernel's rows per
+ * item to r where that is an even cut of the output (else the cost model's pick). */
+static int gconv_impl_ft_force_rt __attribute__((unused)) = 0;
+
 /* Plan the tile kernel for problem p (the fused launcher has validated it). Returns 1 and fills
  * F if the problem is in scope, else 0. sms: the device's SM count. */
 static inline int gconv_impl_ft_plan(const gconv_problem *p, int K1,
@@ -203,7 +221,8 @@ static inline int gconv_impl_ft_plan(const gconv_problem *p, int K1,
          RT--) {
         const int rblocks = (F->OH + RT - 1) / RT, rt = (F->OH + rblocks - 1) / rblocks;
         int64_t items, waves, s1, w1, gm, cost;
-        if (rt != RT || !gconv_impl_ft_fit(F, RT))
+        if (rt != RT || (gconv_impl_ft_force_rt > 0 && RT != gconv_impl_ft_force_rt) ||
+            !gconv_impl_ft_fit(F, RT))
             continue;
         items = (int64_t)p->N * rblocks * F->k1tiles;
         waves = (items + sms - 1) / sms;
@@ -232,6 +251,50 @@ static inline int gconv_impl_ft_first(const gconv_problem *p)
     return (int64_t)o[0] * o[1] * o[2] <= GCONV_IMPL_FT_FIRSTPX;
 }
 
+/* Test hook (internal, one per translation unit): nonzero keeps the w1 ring on the copy
+ * warps' cp.async in the unswizzled 144-byte rows (gconv_impl_ft_w1_setup). */
+static int gconv_impl_ft_no_w1tma __attribute__((unused)) = 0;
+
+/* The w1 ring by the copy engine: each 64-channel chunk of the K1 tile's w1 rows is one tiled
+ * copy issued by one thread (a 2-D map of w1, boxes of 64 channels x K1t rows, rows past K1
+ * and channels past GK as the engine's zeros) into 128-byte rows with the 128-byte swizzle,
+ * the GEMM's ldmatrix addresses XORed to match. It replaces the 256 copy threads' ~70
+ * instructions per chunk (160 rows of 16-byte cp.async with their tests, at 960@7 more
+ * instructions than the GEMM warps issue in the k loop) with one. Lays the ring out again
+ * (1024-byte aligned, 128-byte rows) and sets F->twm where the map encodes and the shared
+ * memory fits; the kernel falls back to cp.async into the same swizzled rows in device passes
+ * without the copy engine. dt: the 16-bit type. */
+static inline void gconv_impl_ft_w1_setup(gconv_impl_ft_params *F, gconv_dtype dt)
+{
+#if GCONV_IMPL_WS_HOST
+    const int k1r = (F->K1t + 15) / 16 * 16;
+    const int cbytes = F->PTp * (F->K1t + (F->K1t % 32 == 0 ? 8 : 24)) * 4;
+    int woff, b1off, mbo, smem;
+    cuuint64_t dim[2], gs[1];
+    cuuint32_t box[2];
+    if (gconv_impl_ft_no_w1tma || k1r > 256)
+        return;
+    woff = (F->PTp * F->AST + 1023) & ~1023;
+    b1off = woff + GCONV_IMPL_FT_NS * k1r * 128;
+    if (b1off < cbytes)
+        b1off = cbytes;
+    mbo = (b1off + k1r * 4 + 7) / 8 * 8;
+    smem = mbo + 2 * GCONV_IMPL_FT_NS * 8;
+    if (smem > GCONV_IMPL_FT_SMEM)
+        return;
+    dim[0] = (cuuint64_t)F->GK, dim[1] = (cuuint64_t)F->K1;
+    gs[0] = (cuuint64_t)F->GK * 2;
+    box[0] = GCONV_IMPL_FT_KC, box[1] = (cuuint32_t)k1r;
+    if (!gconv_impl_ws_tiled(&F->w1map, dt, F->w1, 2, dim, gs, box, CU_TENSOR_MAP_SWIZZLE_128B,
+                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B))
+        return;
+    F->woff = woff, F->b1off = b1off, F->mbo = mbo, F->smem = smem;
+    F->twm = 1, F->wst = 128;
+#else
+    (void)F, (void)dt;
+#endif
+}
+
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
 
 /* Issue the copy of w1 chunk kc (channels kc * KC .., rows k10 .. k10 + K1t - 1) into the
@@ -244,11 +307,12 @@ static __device__ __forceinline__ void gconv_impl_ft_issue_w1(const gconv_impl_f
     const int RSTEP = GCONV_IMPL_FT_CT / 8;
     const unsigned short *w1 = (const unsigned short *)F->w1;
     const int rows = (F->K1t + 15) / 16 * 16, kmax = min(F->K1t, F->K1 - k10);
-    const int c = t & 7, ch = kc * GCONV_IMPL_FT_KC + c * 8, chok = ch < F->GK;
+    const int c = t & 7, ch = kc * GCONV_IMPL_FT_KC + c * 8, chok = ch < F->GK, wst = F->wst;
     int r = t >> 3;
     const unsigned short *src = w1 + ((size_t)(k10 + r) * F->GK + ch);
-    unsigned dst = wb + (unsigned)(r * GCONV_IMPL_FT_WST + c * 16);
-    for (; r < rows; r += RSTEP, src += (size_t)RSTEP * F->GK, dst += RSTEP * GCONV_IMPL_FT_WST) {
+    /* twm: chunk c of row r at c ^ (r % 8); RSTEP is a multiple of 8, so r % 8 stays */
+    unsigned dst = wb + (unsigned)(r * wst + (F->twm ? c ^ (r & 7) : c) * 16);
+    for (; r < rows; r += RSTEP, src += (size_t)RSTEP * F->GK, dst += RSTEP * wst) {
         const int ok = chok && r < kmax;
         gconv_impl_igemm_cp_async16(dst, ok ? src : w1, ok);
     }
@@ -572,10 +636,11 @@ static __device__ __forceinline__ void gconv_impl_ft_mma(float (*acc)[GCONV_IMPL
         }
 }
 
-/* The fragments of global k-step kg (chunk-local step ks in buffer wb) for warp shape MT x NP. */
+/* The fragments of global k-step kg for warp shape MT x NP: A from the A tile, B from buffer
+ * wb, the lane's row ba[j] and its 16-byte chunk of the step at bo (see the caller). */
 static __device__ __forceinline__ void gconv_impl_ft_frags(unsigned (*af)[4], unsigned (*bf)[4],
                                                            const unsigned *aa, const unsigned *ba,
-                                                           unsigned wb, int kg, int ks,
+                                                           unsigned wb, int kg, unsigned bo,
                                                            const int MT, const int NP)
 {
 #pragma unroll
@@ -583,7 +648,7 @@ static __device__ __forceinline__ void gconv_impl_ft_frags(unsigned (*af)[4], un
         gconv_impl_igemm_ldsm_x4(aa[i] + (unsigned)(kg * 32), af[i]);
 #pragma unroll
     for (int j = 0; j < NP; j++)
-        gconv_impl_igemm_ldsm_x4(wb + ba[j] + (unsigned)(ks * 32), bf[j]);
+        gconv_impl_igemm_ldsm_x4(wb + ba[j] + bo, bf[j]);
 }
 
 /* Stage 2's k-loop for warp shape (MT, NP) (literals). w1 chunk kc lives in buffer b = kc % NS;
@@ -600,19 +665,32 @@ static __device__ __forceinline__ void gconv_impl_ft_frags(unsigned (*af)[4], un
  * registers of one set only, and enough mma per step to cover the loads. */
 static __device__ __forceinline__ void gconv_impl_ft_gemm(
     const gconv_impl_ft_params *F, const gconv_dtype dt,
-    float (*acc)[GCONV_IMPL_FT_NPMAX][2][4], const unsigned *aa, const unsigned *ba, unsigned smb,
-    int k10, int mma, const int MT, const int NP)
+    float (*acc)[GCONV_IMPL_FT_NPMAX][2][4], const unsigned *aa, const unsigned *ba,
+    const unsigned *bo, unsigned smb, int k10, int mma, int tmaw, const int MT, const int NP)
 {
     const int nks = (F->cvs + 1) / 2, KS = GCONV_IMPL_FT_KC / 16, NS = GCONV_IMPL_FT_NS;
-    const int wbytes = (F->K1t + 15) / 16 * 16 * GCONV_IMPL_FT_WST;
+    const int wbytes = (F->K1t + 15) / 16 * 16 * F->wst;
     const unsigned full0 = smb + (unsigned)F->mbo, empty0 = full0 + 8u * (unsigned)NS;
     if (!mma) {
+        const int t = (int)threadIdx.x - GCONV_IMPL_FT_GW * 32;
+        if (tmaw && t != 0)
+            return;
 #pragma unroll 1
         for (int kc = NS; kc < F->nkc; kc++) {
             const int b = kc % NS;
             gconv_impl_mbar_try_wait(empty0 + 8u * (unsigned)b, (unsigned)((kc - NS) / NS) & 1u);
-            gconv_impl_ft_issue_w1(F, smb + (unsigned)(F->woff + b * wbytes), k10, kc,
-                                   (int)threadIdx.x - GCONV_IMPL_FT_GW * 32);
+#if GCONV_IMPL_HAS_WGMMA
+            if (tmaw) {
+                /* the chunk by one copy: the GEMM warps' generic reads of this buffer (ordered
+                 * before by the empty barrier) before the engine's writes */
+                asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+                gconv_impl_ws_bar_expect(full0 + 8u * (unsigned)b, (unsigned)wbytes);
+                gconv_impl_ws_tma_b(smb + (unsigned)(F->woff + b * wbytes), &F->w1map,
+                                    full0 + 8u * (unsigned)b, kc * GCONV_IMPL_FT_KC, k10);
+                continue;
+            }
+#endif
+            gconv_impl_ft_issue_w1(F, smb + (unsigned)(F->woff + b * wbytes), k10, kc, t);
             gconv_impl_mbar_cp_arrive(full0 + 8u * (unsigned)b);
         }
         return;
@@ -625,21 +703,22 @@ static __device__ __forceinline__ void gconv_impl_ft_gemm(
         gconv_impl_mbar_try_wait(full0 + 8u * (unsigned)b, (unsigned)(kc / NS) & 1u);
         if (kse == KS && MT * NP <= 4) {
             unsigned af[2][GCONV_IMPL_FT_MTMAX][4], bf[2][GCONV_IMPL_FT_NPMAX][4];
-            gconv_impl_ft_frags(af[0], bf[0], aa, ba, wb, kg0, 0, MT, NP);
+            gconv_impl_ft_frags(af[0], bf[0], aa, ba, wb, kg0, bo[0], MT, NP);
 #pragma unroll
             for (int ks = 0; ks < KS; ks++) {
                 if (ks + 1 < KS)
                     gconv_impl_ft_frags(af[(ks + 1) & 1], bf[(ks + 1) & 1], aa, ba, wb,
-                                        kg0 + ks + 1, ks + 1, MT, NP);
+                                        kg0 + ks + 1, bo[ks + 1], MT, NP);
                 gconv_impl_ft_mma(acc, af[ks & 1], bf[ks & 1], dt, MT, NP);
             }
         } else {
-#pragma unroll 1
-            for (int ks = 0; ks < kse; ks++) {
-                unsigned af[GCONV_IMPL_FT_MTMAX][4], bf[GCONV_IMPL_FT_NPMAX][4];
-                gconv_impl_ft_frags(af, bf, aa, ba, wb, kg0 + ks, ks, MT, NP);
-                gconv_impl_ft_mma(acc, af, bf, dt, MT, NP);
-            }
+#pragma unroll
+            for (int ks = 0; ks < KS; ks++)
+                if (ks < kse) {
+                    unsigned af[GCONV_IMPL_FT_MTMAX][4], bf[GCONV_IMPL_FT_NPMAX][4];
+                    gconv_impl_ft_frags(af, bf, aa, ba, wb, kg0 + ks, bo[ks], MT, NP);
+                    gconv_impl_ft_mma(acc, af, bf, dt, MT, NP);
+                }
         }
         /* this thread's reads of the buffer are done (the fragments are in registers) */
         gconv_impl_mbar_arrive(empty0 + 8u * (unsigned)b);
@@ -663,22 +742,37 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
     const int n = nr / F->rblocks, rb = nr - n * F->rblocks;
     const int h0 = rb * F->RT, rows = min(F->RT, F->OH - h0), npx = rows * OW;
     const int k10 = kt * F->K1t, k1r = (F->K1t + 15) / 16 * 16;
-    const int wbytes = k1r * GCONV_IMPL_FT_WST;
+    const int wbytes = k1r * F->wst;
     const unsigned smb = gconv_impl_igemm_smem_addr(gconv_impl_ft_sm);
     float *b1s = (float *)(gconv_impl_ft_sm + F->b1off);
+#if GCONV_IMPL_HAS_WGMMA
+    /* w1 chunks by the copy engine (F->twm; the swizzle needs 1024-byte aligned buffers) */
+    const int tmaw = F->twm && ((smb + (unsigned)F->woff) & 1023u) == 0;
+#else
+    const int tmaw = 0;
+#endif
     if (dt == GCONV_F32)
         return;
     /* the w1 ring's mbarriers (see gconv_impl_ft_gemm): full[b] takes the arrivals of the CT
-     * copy threads, empty[b] those of the GEMM warps' threads */
+     * copy threads (or the one copy thread's with its bytes, tmaw), empty[b] those of the GEMM
+     * warps' threads */
     if (tid == 0)
         for (int b = 0; b < GCONV_IMPL_FT_NS; b++) {
-            gconv_impl_mbar_init(smb + (unsigned)(F->mbo + 8 * b), GCONV_IMPL_FT_CT);
+            gconv_impl_mbar_init(smb + (unsigned)(F->mbo + 8 * b), tmaw ? 1 : GCONV_IMPL_FT_CT);
             gconv_impl_mbar_init(smb + (unsigned)(F->mbo + 8 * (GCONV_IMPL_FT_NS + b)),
                                  GCONV_IMPL_FT_GW * 32);
         }
     __syncthreads();
     /* w1 chunks 0 .. NS - 1 fly during stage 1 */
-    if (warp >= GCONV_IMPL_FT_GW)
+#if GCONV_IMPL_HAS_WGMMA
+    if (tmaw && tid == GCONV_IMPL_FT_GW * 32)
+        for (int kc = 0; kc < GCONV_IMPL_FT_NS && kc < F->nkc; kc++) {
+            gconv_impl_ws_bar_expect(smb + (unsigned)(F->mbo + 8 * kc), (unsigned)wbytes);
+            gconv_impl_ws_tma_b(smb + (unsigned)(F->woff + kc * wbytes), &F->w1map,
+                                smb + (unsigned)(F->mbo + 8 * kc), kc * GCONV_IMPL_FT_KC, k10);
+        }
+#endif
+    if (!tmaw && warp >= GCONV_IMPL_FT_GW)
         for (int kc = 0; kc < GCONV_IMPL_FT_NS && kc < F->nkc; kc++) {
             gconv_impl_ft_issue_w1(F, smb + (unsigned)(F->woff + kc * wbytes), k10, kc,
                                    tid - GCONV_IMPL_FT_GW * 32);
@@ -721,9 +815,11 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
         const int mtn = mma ? min(F->MT, F->mtiles - mt0) : 0, npn = min(F->NP, F->nps - np0);
         const int CST = F->K1t + (F->K1t % 32 == 0 ? 8 : 24); /* C row stride (floats) */
         float acc[GCONV_IMPL_FT_MTMAX][GCONV_IMPL_FT_NPMAX][2][4];
-        unsigned aa[GCONV_IMPL_FT_MTMAX], ba[GCONV_IMPL_FT_NPMAX];
+        unsigned aa[GCONV_IMPL_FT_MTMAX], ba[GCONV_IMPL_FT_NPMAX], bo[GCONV_IMPL_FT_KC / 16];
         /* ldmatrix row addresses: A rows mt * 16 + lane % 16 at chunk lane / 16 (+ 2 per
-         * k-step); w1 rows np * 16 + (lane / 16) * 8 + lane % 8 at chunk (lane / 8) % 2 */
+         * k-step); w1 rows np * 16 + (lane / 16) * 8 + lane % 8 (ba, wst bytes each), the
+         * chunk-local k-step ks's 16-byte chunk 2 ks + (lane / 8) % 2 at bo[ks] (with twm
+         * XORed with the row % 8 = lane % 8, the copy engine's 128-byte swizzle) */
 #pragma unroll
         for (int i = 0; i < GCONV_IMPL_FT_MTMAX; i++) {
             const int mt = min(mt0 + i, F->mtiles - 1);
@@ -732,9 +828,11 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
 #pragma unroll
         for (int j = 0; j < GCONV_IMPL_FT_NPMAX; j++) {
             const int np = min(np0 + j, F->nps - 1);
-            ba[j] = (unsigned)((np * 16 + ((lane >> 4) << 3) + (lane & 7)) * GCONV_IMPL_FT_WST +
-                               (((lane >> 3) & 1) << 4));
+            ba[j] = (unsigned)((np * 16 + ((lane >> 4) << 3) + (lane & 7)) * F->wst);
         }
+#pragma unroll
+        for (int ks = 0; ks < GCONV_IMPL_FT_KC / 16; ks++)
+            bo[ks] = (unsigned)(((2 * ks + ((lane >> 3) & 1)) ^ (F->twm ? lane & 7 : 0)) << 4);
 #pragma unroll
         for (int i = 0; i < GCONV_IMPL_FT_MTMAX; i++)
 #pragma unroll
@@ -748,14 +846,14 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
         __syncthreads();
         /* one copy of the k-loop per warp shape (literals: no guards, no reconvergence) */
         switch (F->MT * 8 + F->NP) {
-        case 9: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, mma, 1, 1); break;
-        case 10: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, mma, 1, 2); break;
-        case 11: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, mma, 1, 3); break;
-        case 12: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, mma, 1, 4); break;
-        case 17: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, mma, 2, 1); break;
-        case 18: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, mma, 2, 2); break;
-        case 19: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, mma, 2, 3); break;
-        default: gconv_impl_ft_gemm(F, dt, acc, aa, ba, smb, k10, mma, 2, 4); break;
+        case 9: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo, smb, k10, mma, tmaw, 1, 1); break;
+        case 10: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo, smb, k10, mma, tmaw, 1, 2); break;
+        case 11: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo, smb, k10, mma, tmaw, 1, 3); break;
+        case 12: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo, smb, k10, mma, tmaw, 1, 4); break;
+        case 17: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo, smb, k10, mma, tmaw, 2, 1); break;
+        case 18: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo, smb, k10, mma, tmaw, 2, 2); break;
+        case 19: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo, smb, k10, mma, tmaw, 2, 3); break;
+        default: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo, smb, k10, mma, tmaw, 2, 4); break;
         }
         /* the accumulators through shared memory (C tile: npx rows of CST floats over the A
          * tile and w1 buffers, which every warp has finished reading after this barrier), so
@@ -828,7 +926,7 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
 
 #define GCONV_IMPL_FT_KERNEL(kname, T, MIDFN, EPIFN, MIDB, EPIB)                                 \
     static __global__ void __launch_bounds__(GCONV_IMPL_FT_THREADS, 1)                           \
-        kname(gconv_impl_ft_params F)                                                            \
+        kname(const GCONV_IMPL_GRID_CONST gconv_impl_ft_params F)                                \
     {                                                                                            \
         gconv_impl_ft_body(&F, T, MIDFN, EPIFN, MIDB, EPIB);                                     \
     }
@@ -836,7 +934,7 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
 #else /* no mma.sync: the tile kernel is never planned (GCONV_IMPL_FB_ENABLE is 0) */
 
 #define GCONV_IMPL_FT_KERNEL(kname, T, MIDFN, EPIFN, MIDB, EPIB)                                 \
-    static __global__ void kname(gconv_impl_ft_params F)                                         \
+    static __global__ void kname(const GCONV_IMPL_GRID_CONST gconv_impl_ft_params F)             \
     {                                                                                            \
         (void)F;                                                                                 \
     }

@@ -661,7 +661,7 @@ Test(fused_fwd, rows_shapes, .timeout = 120)
  * with two channel vectors (planes of a chunk), tall items with the 4-column form; each also
  * with a plain final epilogue.
  * {G, H, W, stride h, stride w, pad lo, pad hi, dilation h, dilation w, K1, N} */
-Test(fused_fwd, tile_shapes, .timeout = 120)
+static void gt_tile_shapes(void)
 {
     static const int sh[][11] = {
         {960, 7, 7, 1, 1, 1, 1, 1, 1, 160, 40},  {576, 14, 14, 1, 1, 1, 1, 1, 1, 96, 20},
@@ -697,6 +697,19 @@ Test(fused_fwd, tile_shapes, .timeout = 120)
             bad++;
     }
     cr_expect(bad == 0, "%d runs failed", bad);
+}
+
+Test(fused_fwd, tile_shapes, .timeout = 120) { gt_tile_shapes(); }
+
+/* The same with the w1 ring on the copy warps' cp.async (gconv_impl_ft_no_w1tma), the form
+ * the plans take where the copy engine's map cannot be made (tile_shapes takes the copy
+ * engine's swizzled ring on sm_90a builds, and the copy warps' cp.async into the same swizzled
+ * rows on other builds) */
+Test(fused_fwd, tile_shapes_cpasync, .timeout = 120)
+{
+    gconv_impl_ft_no_w1tma = 1;
+    gt_tile_shapes();
+    gconv_impl_ft_no_w1tma = 0;
 }
 
 /* ---- no workspace ---------------------------------------------------------------------------
