@@ -178,7 +178,8 @@ static inline int gconv_impl_ft_fit(gconv_impl_ft_params *F, int RT)
 }
 
 /* Tuning hook (internal, one per translation unit): r > 0 pins the tile kernel's rows per
- * item to r where that is an even cut of the output (else the cost model's pick). */
+ * item to r; where r is not an even cut of the output the tile kernel refuses the problem (the
+ * search moves on to the next kernel). */
 static int gconv_impl_ft_force_rt __attribute__((unused)) = 0;
 
 /* Plan the tile kernel for problem p (the fused launcher has validated it). Returns 1 and fills
@@ -666,7 +667,7 @@ static __device__ __forceinline__ void gconv_impl_ft_frags(unsigned (*af)[4], un
 static __device__ __forceinline__ void gconv_impl_ft_gemm(
     const gconv_impl_ft_params *F, const gconv_dtype dt,
     float (*acc)[GCONV_IMPL_FT_NPMAX][2][4], const unsigned *aa, const unsigned *ba,
-    const unsigned *bo, unsigned smb, int k10, int mma, int tmaw, const int MT, const int NP)
+    unsigned bo0, unsigned smb, int k10, int mma, int tmaw, const int MT, const int NP)
 {
     const int nks = (F->cvs + 1) / 2, KS = GCONV_IMPL_FT_KC / 16, NS = GCONV_IMPL_FT_NS;
     const int wbytes = (F->K1t + 15) / 16 * 16 * F->wst;
@@ -703,22 +704,22 @@ static __device__ __forceinline__ void gconv_impl_ft_gemm(
         gconv_impl_mbar_try_wait(full0 + 8u * (unsigned)b, (unsigned)(kc / NS) & 1u);
         if (kse == KS && MT * NP <= 4) {
             unsigned af[2][GCONV_IMPL_FT_MTMAX][4], bf[2][GCONV_IMPL_FT_NPMAX][4];
-            gconv_impl_ft_frags(af[0], bf[0], aa, ba, wb, kg0, bo[0], MT, NP);
+            gconv_impl_ft_frags(af[0], bf[0], aa, ba, wb, kg0, bo0, MT, NP);
 #pragma unroll
             for (int ks = 0; ks < KS; ks++) {
                 if (ks + 1 < KS)
                     gconv_impl_ft_frags(af[(ks + 1) & 1], bf[(ks + 1) & 1], aa, ba, wb,
-                                        kg0 + ks + 1, bo[ks + 1], MT, NP);
+                                        kg0 + ks + 1, bo0 ^ (unsigned)((ks + 1) << 5), MT, NP);
                 gconv_impl_ft_mma(acc, af[ks & 1], bf[ks & 1], dt, MT, NP);
             }
         } else {
-#pragma unroll
-            for (int ks = 0; ks < KS; ks++)
-                if (ks < kse) {
-                    unsigned af[GCONV_IMPL_FT_MTMAX][4], bf[GCONV_IMPL_FT_NPMAX][4];
-                    gconv_impl_ft_frags(af, bf, aa, ba, wb, kg0 + ks, bo[ks], MT, NP);
-                    gconv_impl_ft_mma(acc, af, bf, dt, MT, NP);
-                }
+#pragma unroll 1
+            for (int ks = 0; ks < kse; ks++) {
+                unsigned af[GCONV_IMPL_FT_MTMAX][4], bf[GCONV_IMPL_FT_NPMAX][4];
+                gconv_impl_ft_frags(af, bf, aa, ba, wb, kg0 + ks, bo0 ^ (unsigned)(ks << 5), MT,
+                                    NP);
+                gconv_impl_ft_mma(acc, af, bf, dt, MT, NP);
+            }
         }
         /* this thread's reads of the buffer are done (the fragments are in registers) */
         gconv_impl_mbar_arrive(empty0 + 8u * (unsigned)b);
@@ -762,6 +763,12 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
             gconv_impl_mbar_init(smb + (unsigned)(F->mbo + 8 * (GCONV_IMPL_FT_NS + b)),
                                  GCONV_IMPL_FT_GW * 32);
         }
+#if GCONV_IMPL_HAS_WGMMA
+    /* the copy engine (async proxy) completes full[b]: make the initialised barriers visible
+     * to it (the barrier below makes them visible to the block) */
+    if (tmaw && tid == 0)
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
     __syncthreads();
     /* w1 chunks 0 .. NS - 1 fly during stage 1 */
 #if GCONV_IMPL_HAS_WGMMA
@@ -815,11 +822,13 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
         const int mtn = mma ? min(F->MT, F->mtiles - mt0) : 0, npn = min(F->NP, F->nps - np0);
         const int CST = F->K1t + (F->K1t % 32 == 0 ? 8 : 24); /* C row stride (floats) */
         float acc[GCONV_IMPL_FT_MTMAX][GCONV_IMPL_FT_NPMAX][2][4];
-        unsigned aa[GCONV_IMPL_FT_MTMAX], ba[GCONV_IMPL_FT_NPMAX], bo[GCONV_IMPL_FT_KC / 16];
+        unsigned aa[GCONV_IMPL_FT_MTMAX], ba[GCONV_IMPL_FT_NPMAX];
         /* ldmatrix row addresses: A rows mt * 16 + lane % 16 at chunk lane / 16 (+ 2 per
          * k-step); w1 rows np * 16 + (lane / 16) * 8 + lane % 8 (ba, wst bytes each), the
-         * chunk-local k-step ks's 16-byte chunk 2 ks + (lane / 8) % 2 at bo[ks] (with twm
-         * XORed with the row % 8 = lane % 8, the copy engine's 128-byte swizzle) */
+         * chunk-local k-step ks's 16-byte chunk 2 ks + (lane / 8) % 2 (with twm XORed with the
+         * row % 8 = lane % 8, the copy engine's 128-byte swizzle) at bo0 ^ (ks << 5): 2 ks
+         * has bit 0 clear, so ((2 ks + h) ^ x) << 4 == ((h ^ x) << 4) ^ (ks << 5) */
+        const unsigned bo0 = (unsigned)((((lane >> 3) & 1) ^ (F->twm ? lane & 7 : 0)) << 4);
 #pragma unroll
         for (int i = 0; i < GCONV_IMPL_FT_MTMAX; i++) {
             const int mt = min(mt0 + i, F->mtiles - 1);
@@ -830,9 +839,6 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
             const int np = min(np0 + j, F->nps - 1);
             ba[j] = (unsigned)((np * 16 + ((lane >> 4) << 3) + (lane & 7)) * F->wst);
         }
-#pragma unroll
-        for (int ks = 0; ks < GCONV_IMPL_FT_KC / 16; ks++)
-            bo[ks] = (unsigned)(((2 * ks + ((lane >> 3) & 1)) ^ (F->twm ? lane & 7 : 0)) << 4);
 #pragma unroll
         for (int i = 0; i < GCONV_IMPL_FT_MTMAX; i++)
 #pragma unroll
@@ -846,14 +852,14 @@ static __device__ __forceinline__ void gconv_impl_ft_body(const gconv_impl_ft_pa
         __syncthreads();
         /* one copy of the k-loop per warp shape (literals: no guards, no reconvergence) */
         switch (F->MT * 8 + F->NP) {
-        case 9: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo, smb, k10, mma, tmaw, 1, 1); break;
-        case 10: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo, smb, k10, mma, tmaw, 1, 2); break;
-        case 11: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo, smb, k10, mma, tmaw, 1, 3); break;
-        case 12: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo, smb, k10, mma, tmaw, 1, 4); break;
-        case 17: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo, smb, k10, mma, tmaw, 2, 1); break;
-        case 18: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo, smb, k10, mma, tmaw, 2, 2); break;
-        case 19: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo, smb, k10, mma, tmaw, 2, 3); break;
-        default: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo, smb, k10, mma, tmaw, 2, 4); break;
+        case 9: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo0, smb, k10, mma, tmaw, 1, 1); break;
+        case 10: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo0, smb, k10, mma, tmaw, 1, 2); break;
+        case 11: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo0, smb, k10, mma, tmaw, 1, 3); break;
+        case 12: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo0, smb, k10, mma, tmaw, 1, 4); break;
+        case 17: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo0, smb, k10, mma, tmaw, 2, 1); break;
+        case 18: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo0, smb, k10, mma, tmaw, 2, 2); break;
+        case 19: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo0, smb, k10, mma, tmaw, 2, 3); break;
+        default: gconv_impl_ft_gemm(F, dt, acc, aa, ba, bo0, smb, k10, mma, tmaw, 2, 4); break;
         }
         /* the accumulators through shared memory (C tile: npx rows of CST floats over the A
          * tile and w1 buffers, which every warp has finished reading after this barrier), so

@@ -699,7 +699,42 @@ static void gt_tile_shapes(void)
     cr_expect(bad == 0, "%d runs failed", bad);
 }
 
-Test(fused_fwd, tile_shapes, .timeout = 120) { gt_tile_shapes(); }
+/* The tile_shapes problems, and a check that the plans take the copy engine's w1 ring where
+ * it can run (a CUDA 12.5+ runtime with the driver's encoder, an sm_90 device), so that a
+ * fallback to the copy warps' cp.async cannot pass for it: the deep MobileNet blocks and K1
+ * above one tile */
+Test(fused_fwd, tile_shapes, .timeout = 120)
+{
+#if GCONV_IMPL_WS_HOST
+    static const int sh[3][5] = {{960, 7, 7, 160, 40}, {576, 14, 14, 96, 20},
+                                 {512, 6, 100, 520, 2}};
+    hipDeviceProp_t prop;
+    void *buf = NULL;
+    int i;
+    gt_require_gpu();
+    /* the map encoder wants a real device address for w1: one buffer stands in for every
+     * tensor (only the plan is made here) */
+    if (hipGetDeviceProperties(&prop, 0) == hipSuccess && prop.major >= 9 &&
+        hipMalloc(&buf, (size_t)1 << 20) == hipSuccess)
+        for (i = 0; i < 3; i++) {
+            gconv_problem p;
+            gconv_fused_fwd_args a;
+            gconv_impl_ft_params F;
+            gconv_problem_2d(&p, sh[i][0], sh[i][4], 1, 1, sh[i][1], sh[i][2], 3, 3, 1, 1, 1, 1,
+                             1, 1);
+            memset(&a, 0, sizeof a);
+            a.in = a.w0 = a.w1 = buf, a.out = buf;
+            cr_expect(gconv_impl_ft_plan(&p, sh[i][3], &a, GCONV_F16, gconv_device_sm_count(),
+                                         &F),
+                      "problem %d: no tile plan", i);
+            gconv_impl_ft_w1_setup(&F, GCONV_F16);
+            cr_expect(F.twm, "problem %d: the w1 ring did not take the copy engine", i);
+        }
+    if (buf)
+        (void)hipFree(buf);
+#endif
+    gt_tile_shapes();
+}
 
 /* The same with the w1 ring on the copy warps' cp.async (gconv_impl_ft_no_w1tma), the form
  * the plans take where the copy engine's map cannot be made (tile_shapes takes the copy
