@@ -120,13 +120,16 @@ typedef struct gconv_impl_ft_params {
                               * swizzled (chunk c of row r at c ^ (r % 8)), each chunk one
                               * copy-engine copy by one thread where it can run (sm_90a, buffers
                               * 1024-byte aligned), else the copy warps' cp.async to the same
-                              * places; wst: bytes per ring row (144, or 128 with twm) */
+                              * places; wst: bytes per ring row, set from twm by
+                              * gconv_impl_ft_smem_plan (kept in the parameters so that the
+                              * kernel reads it as a constant: selecting it from twm there cost
+                              * 20 bytes of spills) */
     float row;               /* 1 / OW */
     int woff, b1off, mbo, smem; /* shared memory: A at 0, NS w1 buffers, b1, 2 NS mbarriers */
 } gconv_impl_ft_params;
 
-/* Shared-memory plan for RT rows (the C tile of the epilogue reuses the A tile and w1
- * buffers); returns the bytes. */
+/* Shared-memory plan for RT rows and the ring form F->twm (the C tile of the epilogue reuses
+ * the A tile and w1 buffers; the swizzled ring starts 1024-byte aligned); returns the bytes. */
 static inline int gconv_impl_ft_smem_plan(gconv_impl_ft_params *F, int RT)
 {
     const int k1r = (F->K1t + 15) / 16 * 16;
@@ -134,9 +137,9 @@ static inline int gconv_impl_ft_smem_plan(gconv_impl_ft_params *F, int RT)
     F->RT = RT;
     F->PTp = (RT * F->OW + 15) / 16 * 16;
     cbytes = F->PTp * (F->K1t + (F->K1t % 32 == 0 ? 8 : 24)) * 4; /* C tile */
-    F->woff = F->PTp * F->AST;
-    F->twm = 0, F->wst = GCONV_IMPL_FT_WST;
-    F->b1off = F->woff + GCONV_IMPL_FT_NS * k1r * GCONV_IMPL_FT_WST;
+    F->woff = F->twm ? (F->PTp * F->AST + 1023) & ~1023 : F->PTp * F->AST;
+    F->wst = F->twm ? GCONV_IMPL_FT_KC * 2 : GCONV_IMPL_FT_WST; /* 8 chunks, or 8 + 1 */
+    F->b1off = F->woff + GCONV_IMPL_FT_NS * k1r * F->wst;
     if (F->b1off < cbytes)
         F->b1off = cbytes;
     F->mbo = (F->b1off + k1r * 4 + 7) / 8 * 8;
@@ -269,28 +272,20 @@ static inline void gconv_impl_ft_w1_setup(gconv_impl_ft_params *F, gconv_dtype d
 {
 #if GCONV_IMPL_WS_HOST
     const int k1r = (F->K1t + 15) / 16 * 16;
-    const int cbytes = F->PTp * (F->K1t + (F->K1t % 32 == 0 ? 8 : 24)) * 4;
-    int woff, b1off, mbo, smem;
     cuuint64_t dim[2], gs[1];
     cuuint32_t box[2];
     if (gconv_impl_ft_no_w1tma || k1r > 256)
         return;
-    woff = (F->PTp * F->AST + 1023) & ~1023;
-    b1off = woff + GCONV_IMPL_FT_NS * k1r * 128;
-    if (b1off < cbytes)
-        b1off = cbytes;
-    mbo = (b1off + k1r * 4 + 7) / 8 * 8;
-    smem = mbo + 2 * GCONV_IMPL_FT_NS * 8;
-    if (smem > GCONV_IMPL_FT_SMEM)
-        return;
     dim[0] = (cuuint64_t)F->GK, dim[1] = (cuuint64_t)F->K1;
     gs[0] = (cuuint64_t)F->GK * 2;
     box[0] = GCONV_IMPL_FT_KC, box[1] = (cuuint32_t)k1r;
-    if (!gconv_impl_ws_tiled(&F->w1map, dt, F->w1, 2, dim, gs, box, CU_TENSOR_MAP_SWIZZLE_128B,
-                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B))
+    F->twm = 1;
+    if (gconv_impl_ft_smem_plan(F, F->RT) <= GCONV_IMPL_FT_SMEM &&
+        gconv_impl_ws_tiled(&F->w1map, dt, F->w1, 2, dim, gs, box, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B))
         return;
-    F->woff = woff, F->b1off = b1off, F->mbo = mbo, F->smem = smem;
-    F->twm = 1, F->wst = 128;
+    F->twm = 0; /* the plan's own layout back */
+    (void)gconv_impl_ft_smem_plan(F, F->RT);
 #else
     (void)F, (void)dt;
 #endif
@@ -308,7 +303,8 @@ static __device__ __forceinline__ void gconv_impl_ft_issue_w1(const gconv_impl_f
     const int RSTEP = GCONV_IMPL_FT_CT / 8;
     const unsigned short *w1 = (const unsigned short *)F->w1;
     const int rows = (F->K1t + 15) / 16 * 16, kmax = min(F->K1t, F->K1 - k10);
-    const int c = t & 7, ch = kc * GCONV_IMPL_FT_KC + c * 8, chok = ch < F->GK, wst = F->wst;
+    const int c = t & 7, ch = kc * GCONV_IMPL_FT_KC + c * 8, chok = ch < F->GK;
+    const int wst = F->wst;
     int r = t >> 3;
     const unsigned short *src = w1 + ((size_t)(k10 + r) * F->GK + ch);
     /* twm: chunk c of row r at c ^ (r % 8); RSTEP is a multiple of 8, so r % 8 stays */
