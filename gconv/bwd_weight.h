@@ -88,8 +88,8 @@
  *   BWS   (gconv/bwd_weight_ws.h; sm_90a device code, CUDA 12.5+ runtime) warp-specialised
  *         GEMM: one producer thread copies 96-pixel stages of d_out (tiled copies) and of the
  *         input at one tap (the copy engine's im2col mode) into a shared-memory ring, two
- *         consumer warpgroups run wgmma on them as MN-major operands; tiles of 128 k x 128 or
- *         256 channels of one tap; splits from a cost model of rounds, stages and reduction
+ *         consumer warpgroups run wgmma on them as MN-major operands; tiles of 128 k x 64, 128
+ *         or 256 channels of one tap; splits from a cost model of rounds, stages and reduction
  *         traffic. Strides up to 8, dilation, asymmetric pads, 1D / 2D / 3D.
  *   BWN   (gconv/bwd_weight_nk.h; scope in 3. above) halo tiles for few output channels: a
  *         persistent block walks units of 64 input channels x a few output rows, input pixels
@@ -3157,6 +3157,7 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
 #define GCONV_IMPL_BWW_WS_KERNELS(name, T)                                                       \
     GCONV_IMPL_BWW_WS_KERNEL(name##_bws0, T, 128)                                                \
     GCONV_IMPL_BWW_WS_KERNEL(name##_bws1, T, 256)                                                \
+    GCONV_IMPL_BWW_WS_KERNEL(name##_bws2, T, 64)                                                 \
     GCONV_IMPL_BWW_UNUSED static inline int name##_bws_ready(void)                               \
     {                                                                                            \
         static unsigned known_ = 0, yes_ = 0;                                                    \
@@ -3176,8 +3177,10 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
         if (!gconv_impl_bws_plan(&W_, &(P), bn_, (a)->split_k))                                  \
             break;                                                                               \
         {                                                                                        \
-            static unsigned d0_ = 0, d1_ = 0;                                                    \
-            const void *k_ = bn_ == 256 ? (const void *)name##_bws1 : (const void *)name##_bws0; \
+            static unsigned d0_ = 0, d1_ = 0, d2_ = 0;                                           \
+            const void *k_ = bn_ == 256  ? (const void *)name##_bws1                             \
+                             : bn_ == 64 ? (const void *)name##_bws2                             \
+                                         : (const void *)name##_bws0;                            \
             const int smem_ = gconv_impl_ws_ring_smem(gconv_impl_bws_stage_bytes(bn_), 1);       \
             const int tl_ = W_.P.mode == GCONV_IMPL_BWW_TAIL;                                    \
             const dim3 grid_(                                                                    \
@@ -3185,7 +3188,8 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
                                : (int64_t)W_.P.G * W_.P.mt * W_.P.nt),                           \
                 tl_ ? 1u : (unsigned)W_.P.splits);                                               \
             gconv_status s_;                                                                     \
-            if (gconv_impl_fwd_smem_attr(k_, smem_, bn_ == 256 ? &d1_ : &d0_) != GCONV_OK)      \
+            if (gconv_impl_fwd_smem_attr(k_, smem_,                                              \
+                                         bn_ == 256 ? &d1_ : bn_ == 64 ? &d2_ : &d0_) != GCONV_OK) \
                 return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                              \
                                        "cannot raise the shared-memory limit to %d bytes",       \
                                        smem_);                                                   \
@@ -3194,6 +3198,9 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
                 return s_;                                                                       \
             if (bn_ == 256)                                                                      \
                 hipLaunchKernelGGL(name##_bws1, grid_, dim3(GCONV_IMPL_WS_THREADS),              \
+                                   (size_t)smem_, stream, W_);                                   \
+            else if (bn_ == 64)                                                                  \
+                hipLaunchKernelGGL(name##_bws2, grid_, dim3(GCONV_IMPL_WS_THREADS),              \
                                    (size_t)smem_, stream, W_);                                   \
             else                                                                                 \
                 hipLaunchKernelGGL(name##_bws0, grid_, dim3(GCONV_IMPL_WS_THREADS),              \

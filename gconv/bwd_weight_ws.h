@@ -11,7 +11,7 @@
  * (threads 0-255) run wgmma, one producer thread feeds a ring of stages with the copy engine
  * (TMA), and full / empty mbarriers pass the stages (the same protocol and helpers). One block
  * computes a 128 x BN tile of one group's d_wei: 128 output-gradient channels k (one m64 block
- * per consumer warpgroup) by BN input channels c of one tap (BN 128 or 256), over one split's
+ * per consumer warpgroup) by BN input channels c of one tap (BN 64, 128 or 256), over one split's
  * run of stages of BK = GCONV_IMPL_BWS_BK (96) pixels:
  *   A  d_out, BK pixels x 64 channels per copy (two copies per stage), by a tiled copy of the
  *      output gradient seen as [pixels][G * K] (NHWGC) or [G][pixels][K] (GNHWC); pixels past
@@ -27,9 +27,9 @@
  *
  * Split-K: splits are runs of whole stages (P->ktc of them), so no stage straddles two splits
  * and only the last one reaches past the last pixel. The epilogue stages the fp32 tile in the
- * ring's memory and hands it to gconv_impl_bww_emit4 / _emit: direct store with alpha / beta
- * (one split) or one slab per split (in both reduction modes: gconv_impl_bws_splits), four
- * values at a time where the workspace is 16-byte aligned; then
+ * ring's memory and hands it over, each consumer thread one column quad of every RS-th row:
+ * direct store with alpha / beta (one split) or one slab per split (in both reduction modes:
+ * gconv_impl_bws_splits), four values at a time where the workspace is 16-byte aligned; then
  * gconv/bwd_weight.h's finalize kernel as for its other GEMM kernels. Or, where the tiles
  * fill whole rounds of the SMs and leave a tail (split-tail form, GCONV_IMPL_BWW_TAIL), only the
  * tail tiles are split: the whole tiles store final values, each tail part stores its fp32
@@ -52,7 +52,7 @@
 #include "igemm_ws.h"
 
 /* pixels per stage (a multiple of 16, at most 256). 96: three 72 KB stages at BN 256 (four of
- * 48 KB at BN 128). H100, 2026-11-26, RetinaNet layers against 64 (four / five stages) and 128
+ * 48 KB at BN 128, six of 36 KB at BN 64). H100, 2026-11-26, RetinaNet layers against 64 (four / five stages) and 128
  * (two / three): K2376@100 357 / 314 / 484 us, K2376@50 106 / 97.5 / 144, K256@100 46 / 42.4 /
  * 54, K256@25 11.2 / 11.2 / 12.5 (bench/NOTES.md) */
 #ifndef GCONV_IMPL_BWS_BK
@@ -128,7 +128,7 @@ static __device__ __forceinline__ void gconv_impl_bws_produce(const gconv_impl_b
 
 #if defined(GCONV_PLATFORM_CUDA)
 /* One block: one tile (gconv_impl_bws_tile) over one split: tile blockIdx.x over split
- * blockIdx.y, or in TAIL mode as described at the top of the body. bn: 128 or 256, a literal
+ * blockIdx.y, or in TAIL mode as described at the top of the body. bn: 64, 128 or 256, a literal
  * constant (the plan's P->tbn). */
 static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_params *W,
                                                            const int bn, const gconv_dtype dt)
@@ -199,53 +199,90 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
             const int ld = bn + GCONV_IMPL_CPAD;
             gconv_impl_ws_stage_acc(acc, NA, cs, ld, wg * 64);
             gconv_impl_ws_sync_consumers();
+            /* The hand-over. Consumer thread tid keeps one column quad (four consecutive c,
+             * q = tid % NQ) and takes rows r0 = tid / NQ, r0 + RS, ... (RS = 256 / NQ): its
+             * addresses step by a constant, so the unrolled loops below issue their loads and
+             * stores independently. As one loop over flat quads with per-quad index maths it
+             * was a chain of dependent integer instructions on 8 warps a SM: 3.5 us a block
+             * for a one-split 128 x 128 fp16 tile, 6.8 us for 128 x 256 (H100, bench/NOTES.md
+             * session 31; now 1.8 and 3.1). */
+            const int NQ = bn / 4, RS = GCONV_IMPL_WS_CONSUMERS / NQ, q = tid % NQ;
+            const int r0 = tid / NQ, c = c0 + 4 * q;
+            const float *src = cs + r0 * ld + 4 * q;
+            /* rows of d_wei this thread stores: k = m0 + r0 + RS it < K */
+            const int nit = P->K - m0 - r0 <= 0 ? 0
+                            : (P->K - m0 - r0 + RS - 1) / RS < GCONV_IMPL_BWS_BM / RS
+                                ? (P->K - m0 - r0 + RS - 1) / RS
+                                : GCONV_IMPL_BWS_BM / RS;
+            /* flat d_wei index of (g, k = m0 + r0, tap, c): a multiple of 4 (C, c0 and c are);
+             * c < C covers c + 3 */
+            const int64_t i0 = ((int64_t)g * P->K + m0 + r0) * P->Ncol + tap * P->C + c;
+            const int64_t istep = (int64_t)RS * P->Ncol;
+            int it;
             if (part) {
                 /* the whole partial tile as this part's slab of the split tile (rows and
                  * columns outside d_wei too: the finalize skips them), coalesced */
                 float *w = P->ws + ((int64_t)(L - P->tail0) * P->splits + split) *
                                        (GCONV_IMPL_BWS_BM * bn);
                 if (((uintptr_t)P->ws & 15u) == 0) {
-                    for (e = tid; e < GCONV_IMPL_BWS_BM * bn / 4; e += GCONV_IMPL_WS_CONSUMERS) {
-                        const int rr = e / (bn / 4), cc = (e - rr * (bn / 4)) * 4;
-                        *(float4 *)(w + rr * bn + cc) = *(const float4 *)(cs + rr * ld + cc);
-                    }
+                    float *d = w + r0 * bn + 4 * q;
+#pragma unroll 8
+                    for (it = 0; it < GCONV_IMPL_BWS_BM / RS; it++)
+                        *(float4 *)(d + it * RS * bn) = *(const float4 *)(src + it * RS * ld);
                 } else {
                     for (e = tid; e < GCONV_IMPL_BWS_BM * bn; e += GCONV_IMPL_WS_CONSUMERS)
                         w[e] = cs[e / bn * ld + e % bn];
                 }
+            } else if (c >= P->C) {
+                /* columns past C: nothing of this thread's is in d_wei */
             } else if (tail || P->mode == GCONV_IMPL_BWW_DIRECT) {
-                /* a whole tile (TAIL mode, or one split): final values, four consecutive c a
-                 * thread (one 8- or 16-byte store each where d_wei is packed GKYXC and
-                 * aligned: gconv_impl_bww_final4); the flat index is a multiple of 4 as C, c0
-                 * and cc are, and c < C covers c + 3 */
-                for (e = tid; e < GCONV_IMPL_BWS_BM * bn / 4; e += GCONV_IMPL_WS_CONSUMERS) {
-                    const int rr = e / (bn / 4), cc = (e - rr * (bn / 4)) * 4;
-                    const int k = m0 + rr, c = c0 + cc;
-                    if (k < P->K && c < P->C)
-                        gconv_impl_bww_final4(P, ((int64_t)g * P->K + k) * P->Ncol + tap * P->C + c,
-                                              *(const float4 *)(cs + rr * ld + cc));
+                /* a whole tile (TAIL mode, or one split): final values, one 8- or 16-byte store
+                 * a quad where d_wei is packed GKYXC and aligned (gconv_impl_bww_final4); the
+                 * common case (beta 0, 16-bit d_wei) with its operands in registers */
+                if (P->wflat && P->beta == 0.0f && P->tout != GCONV_F32 &&
+                    (uintptr_t)P->dwei % 8u == 0) {
+                    uint2 *d = (uint2 *)P->dwei + i0 / 4;
+                    const int64_t dstep = istep / 4;
+                    const float al = P->alpha;
+                    const gconv_dtype to = P->tout;
+#pragma unroll 8
+                    for (it = 0; it < nit; it++) {
+                        const float4 v = *(const float4 *)(src + it * RS * ld);
+                        d[it * dstep] =
+                            make_uint2(gconv_impl_igemm_to_bits(al * v.x, to) |
+                                           (gconv_impl_igemm_to_bits(al * v.y, to) << 16),
+                                       gconv_impl_igemm_to_bits(al * v.z, to) |
+                                           (gconv_impl_igemm_to_bits(al * v.w, to) << 16));
+                    }
+                } else {
+#pragma unroll 4
+                    for (it = 0; it < nit; it++)
+                        gconv_impl_bww_final4(P, i0 + it * istep,
+                                              *(const float4 *)(src + it * RS * ld));
                 }
             } else if (gconv_impl_bww_vec4_ok(P)) {
-                /* partials, four consecutive c a thread: one 16-byte slab store each (the plan
-                 * asks for slabs in both modes); the workspace index (g K + k) Ncol + tap C + c
-                 * is a multiple of 4 (C and c are) */
-                for (e = tid; e < GCONV_IMPL_BWS_BM * bn / 4; e += GCONV_IMPL_WS_CONSUMERS) {
-                    const int rr = e / (bn / 4), cc = (e - rr * (bn / 4)) * 4;
-                    const int k = m0 + rr, c = c0 + cc;
-                    if (k < P->K && c < P->C)
-                        gconv_impl_bww_emit4(P, split,
-                                             ((int64_t)g * P->K + k) * P->Ncol + tap * P->C + c,
-                                             *(const float4 *)(cs + rr * ld + cc));
+                /* partials: one 16-byte slab store a quad (the plan asks for slabs in both
+                 * modes), or one 16-byte reduction */
+                if (P->mode == GCONV_IMPL_BWW_SLABS) {
+                    float *d = P->ws + (int64_t)split * P->total + i0;
+#pragma unroll 8
+                    for (it = 0; it < nit; it++)
+                        *(float4 *)(d + it * istep) = *(const float4 *)(src + it * RS * ld);
+                } else {
+#pragma unroll 4
+                    for (it = 0; it < nit; it++)
+                        gconv_impl_bww_emit4(P, split, i0 + it * istep,
+                                             *(const float4 *)(src + it * RS * ld));
                 }
             } else {
-                /* partials into a workspace that is not 16-byte aligned, element by element;
-                 * consecutive threads take consecutive c, d_wei's inner index in GKYXC */
-                for (e = tid; e < GCONV_IMPL_BWS_BM * bn; e += GCONV_IMPL_WS_CONSUMERS) {
-                    const int rr = e / bn, cc = e - rr * bn;
-                    const int k = m0 + rr, c = c0 + cc;
-                    if (k < P->K && c < P->C)
-                        gconv_impl_bww_emit(P, split, (int64_t)g * P->K + k, tap * P->C + c,
-                                            cs[rr * ld + cc]);
+                /* partials into a workspace that is not 16-byte aligned, element by element */
+                for (it = 0; it < nit; it++) {
+                    const float4 v = *(const float4 *)(src + it * RS * ld);
+                    const int64_t gk = (int64_t)g * P->K + m0 + r0 + it * RS;
+                    gconv_impl_bww_emit(P, split, gk, tap * P->C + c, v.x);
+                    gconv_impl_bww_emit(P, split, gk, tap * P->C + c + 1, v.y);
+                    gconv_impl_bww_emit(P, split, gk, tap * P->C + c + 2, v.z);
+                    gconv_impl_bww_emit(P, split, gk, tap * P->C + c + 3, v.w);
                 }
             }
         }
@@ -259,8 +296,8 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
 /* ---- host side ------------------------------------------------------------------------------ */
 
 /* Test and tuning hook: -1 (default) lets gconv_impl_bws_pick choose the tile, 0 pins 128 x 128,
- * 1 pins 128 x 256, 2 turns the kernel off (the TC kernel runs instead). One per translation
- * unit. */
+ * 1 pins 128 x 256, 3 pins 128 x 64, 2 turns the kernel off (the TC kernel runs instead). One
+ * per translation unit. */
 static int gconv_impl_bww_ws_pin GCONV_IMPL_FWD_UNUSED = -1;
 
 /* Whether the BWS kernel may take p (pointers NULL: assumed aligned): CUDA with the 12.5+
@@ -302,7 +339,8 @@ static int gconv_impl_bws_tail_off GCONV_IMPL_FWD_UNUSED = 0;
 /* Splits and tile counts of the BWS kernel with BN = bn for a filled P (mode set too), by a
  * cost model in units of one 128 x 256 x BK stage (fitted at BK 64: 0.88 us on H100; the fit
  * was kept for BK 96, whose measured picks are the committed ones): rounds of blocks over
- * the SMs (one block each) times each block's stages (a 128 x 128 stage costs 0.7 of that)
+ * the SMs (one block each) times each block's stages (a 128 x 128 stage costs 0.7 of that, a
+ * 128 x 64 one 0.6: the stage's copies, not its math, set its time at BN 64: H100, 2026-11-27)
  * plus its epilogue (hand-over of 128 x bn fp32 values, about 1.6 stages at bn = 256), plus
  * the reduction traffic of more than one split (slab writes at about 1.9 MB per stage time,
  * i.e. 2.2 TB/s, and half again for the finalize's reads). Fitted to split sweeps of the dense
@@ -322,7 +360,8 @@ static inline double gconv_impl_bws_splits(gconv_impl_bww_params *P, int bn, int
                                            int sms)
 {
     const int64_t RT = (P->R + GCONV_IMPL_BWS_BK - 1) / GCONV_IMPL_BWS_BK;
-    const double ts = bn == 256 ? 1.0 : 0.7, te = bn == 256 ? 1.6 : 0.8;
+    const double ts = bn == 256 ? 1.0 : bn == 128 ? 0.7 : 0.6;
+    const double te = bn == 256 ? 1.6 : bn == 128 ? 0.8 : 0.5;
     /* the user's count (at most RT), or 1 .. min(RT, 256) */
     const int64_t lo = user_split > 0 ? (user_split < RT ? user_split : RT) : 1;
     const int64_t hi = user_split > 0 ? lo : RT < 256 ? RT : 256;
@@ -373,13 +412,14 @@ static inline int gconv_impl_bws_pick(const gconv_impl_bww_params *P, int user_s
 {
     gconv_impl_bww_params Q = *P;
     const int sms = gconv_device_sm_count();
-    double c128, c256;
+    double c64, c128, c256;
     /* (gconv_impl_bws_splits applies gconv_impl_bws_sms_pin) */
-    if (gconv_impl_bww_ws_pin == 0 || gconv_impl_bww_ws_pin == 1)
-        return gconv_impl_bww_ws_pin ? 256 : 128;
+    if (gconv_impl_bww_ws_pin == 0 || gconv_impl_bww_ws_pin == 1 || gconv_impl_bww_ws_pin == 3)
+        return gconv_impl_bww_ws_pin == 3 ? 64 : gconv_impl_bww_ws_pin ? 256 : 128;
     c128 = gconv_impl_bws_splits(&Q, 128, user_split, sms);
     c256 = gconv_impl_bws_splits(&Q, 256, user_split, sms);
-    return c256 <= c128 ? 256 : 128;
+    c64 = gconv_impl_bws_splits(&Q, 64, user_split, sms);
+    return c256 <= c128 && c256 <= c64 ? 256 : c128 <= c64 ? 128 : 64;
 }
 
 #if GCONV_IMPL_WS_HOST

@@ -755,6 +755,10 @@ GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n256_bf16, 128, "%128, %129", "%130"
 GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n256_tf32, 128, "%128, %129", "%130",
                      "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32", "1, 1")
 /* MN-major A and B (both transposed) */
+GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n64_f16_mn, 32, "%32, %33", "%34",
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", "1, 1, 1, 1")
+GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n64_bf16_mn, 32, "%32, %33", "%34",
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "1, 1, 1, 1")
 GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n128_f16_mn, 64, "%64, %65", "%66",
                      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16", "1, 1, 1, 1")
 GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n128_bf16_mn, 64, "%64, %65", "%66",
@@ -786,7 +790,8 @@ GCONV_IMPL_WGMMA_DEF(gconv_impl_igemm_wgmma_n152_bf16_amn, 76, "%76, %77", "%78"
 
 /* One wgmma of a warpgroup into acc: n columns (64, 128, 152 or 256), element type dt
  * (GCONV_F32 runs tf32), both operands K-major (mn 0), both MN-major (mn 1), A K-major and B
- * MN-major (mn 2) or A MN-major and B K-major (mn 3); mn 1 and 2: fp16 / bf16, n 128 or 256;
+ * MN-major (mn 2) or A MN-major and B K-major (mn 3); mn 1: fp16 / bf16, n 64, 128 or 256;
+ * mn 2: fp16 / bf16, n 128 or 256;
  * n 152: fp16 / bf16, mn 0 or 3. n, dt and mn are constants after inlining: one instruction
  * remains. */
 static __device__ __forceinline__ void gconv_impl_igemm_wgmma(float *acc, unsigned long long da,
@@ -824,6 +829,11 @@ static __device__ __forceinline__ void gconv_impl_igemm_wgmma(float *acc, unsign
                 gconv_impl_igemm_wgmma_n256_bf16_mn(acc, da, db, sc);
             else
                 gconv_impl_igemm_wgmma_n256_f16_mn(acc, da, db, sc);
+        } else if (n == 64) {
+            if (dt == GCONV_BF16)
+                gconv_impl_igemm_wgmma_n64_bf16_mn(acc, da, db, sc);
+            else
+                gconv_impl_igemm_wgmma_n64_f16_mn(acc, da, db, sc);
         } else {
             if (dt == GCONV_BF16)
                 gconv_impl_igemm_wgmma_n128_bf16_mn(acc, da, db, sc);

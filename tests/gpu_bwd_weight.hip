@@ -657,7 +657,7 @@ Test(bwd_weight, bwn, .timeout = 180)
  * (K = 80, 200; C = 72, 136), groups whose tiles reach into the next group's channels
  * (NHWGC), strides 2 and 3 with dilation and asymmetric pads, 1D, 3D, a 5x5 filter, reduction
  * lengths not a multiple of the stage (GCONV_IMPL_BWS_BK pixels), and one long enough for many
- * splits. Each runs with BN pinned to 128 and to 256 and with the automatic choice, for fp16
+ * splits. Each runs with BN pinned to 64, 128 and 256 and with the automatic choice, for fp16
  * NHWGC, bf16 GNHWC and bf16 in / fp32 out, each with split_k automatic, 1, 3 and 64 in
  * alternating reduction modes (deterministic repeated, bit for bit) and epilogues. Without the
  * kernel in the binary (not an sm_90a build on Hopper) the same problems run on the TC kernel,
@@ -712,48 +712,58 @@ static void gt_bws_run(int pin)
 Test(bwd_weight, bws_auto, .timeout = 180) { gt_bws_run(-1); }
 Test(bwd_weight, bws_128, .timeout = 180) { gt_bws_run(0); }
 Test(bwd_weight, bws_256, .timeout = 180) { gt_bws_run(1); }
+Test(bwd_weight, bws_64, .timeout = 180) { gt_bws_run(3); }
 
 /* The split-tail form (GCONV_IMPL_BWW_TAIL: whole tiles for full rounds of the SMs, the tail
- * tiles split, a finalize over them): with the plan's SM count pinned to 3, 5 and 7, the BWS
- * problems above whose tiles leave a tail take it (asserted through the plan, so the test
- * cannot pass without running it); automatic split, both reduction modes (deterministic
- * repeated, bit for bit), the three epilogues, 16-byte and 4-byte aligned workspaces. */
+ * tiles split, a finalize over them): with the plan's SM count pinned to 3, 5 and 7 and BN
+ * automatic, 128, 256 and 64, the BWS problems above whose tiles leave a tail take it (asserted
+ * through the plan, at least three for each BN, so the test cannot pass without running it);
+ * automatic split, both reduction modes (deterministic repeated, bit for bit), the three
+ * epilogues, 16-byte and 4-byte aligned workspaces. */
 Test(bwd_weight, bws_tail, .timeout = 180)
 {
     static const int sms[3] = {3, 5, 7};
+    static const int pins[4] = {-1, 0, 1, 3}; /* BN automatic, 128, 256, 64 */
     static const int types[3] = {GT_T_F16, GT_T_BF16, GT_T_BF32};
     static const int fams[3] = {0, 1, 0};
     const int nf = (int)(sizeof gt_bws_cases / sizeof gt_bws_cases[0]) - 1; /* not C = 66 */
-    int i, j, t, n = 0, tails = 0;
+    int i, j, t, k, n = 0, tails = 0, bn[3] = {0, 0, 0};
     gt_require_gpu();
     if (!bww_f16_nhwgc_bws_ready() || !bww_bf16_gnhwc_bws_ready() || !bww_bf32_nhwgc_bws_ready())
         cr_skip_test("BWS kernel not in this binary (needs an sm_90a build on a Hopper GPU)");
-    for (i = 0; i < nf; i++)
-        for (t = 0; t < 3; t++)
-            for (j = 0; j < 3; j++) {
-                gconv_problem p;
-                gconv_impl_bww_params P;
-                gt_opts o;
-                const gt_bww_impl *im = &gt_impls[types[t]][fams[t]];
-                const int det = (i + j + t) & 1;
-                memset(&o, 0, sizeof o);
-                gt_fixed_problem(&gt_bws_cases[i], &p);
-                gt_set_layouts(&p, im);
-                gconv_impl_bws_sms_pin = sms[j];
-                gconv_impl_bww_fill(&p, im->t, im->tout, &P);
-                gconv_impl_bws_splits(&P, gconv_impl_bws_pick(&P, 0), 0, 0);
-                if (P.mode != GCONV_IMPL_BWW_TAIL)
-                    continue;
-                tails++;
-                o.split_k = 0, o.det = det, o.epi = (i + j + t) % 3;
-                o.ws_off = (i + t) % 2 ? 4 : 0;
-                o.init = GT_INIT_DECIMAL, o.repeats = o.det;
-                o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
-                gt_case(im, &p, &o, 0xB7A1u + (uint64_t)n++);
-            }
+    for (k = 0; k < 4; k++)
+        for (i = 0; i < nf; i++)
+            for (t = 0; t < 3; t++)
+                for (j = 0; j < 3; j++) {
+                    gconv_problem p;
+                    gconv_impl_bww_params P;
+                    gt_opts o;
+                    const gt_bww_impl *im = &gt_impls[types[t]][fams[t]];
+                    const int det = (i + j + t) & 1;
+                    memset(&o, 0, sizeof o);
+                    gt_fixed_problem(&gt_bws_cases[i], &p);
+                    gt_set_layouts(&p, im);
+                    gconv_impl_bws_sms_pin = sms[j];
+                    gconv_impl_bww_ws_pin = pins[k];
+                    gconv_impl_bww_fill(&p, im->t, im->tout, &P);
+                    gconv_impl_bws_splits(&P, gconv_impl_bws_pick(&P, 0), 0, 0);
+                    if (P.mode != GCONV_IMPL_BWW_TAIL)
+                        continue;
+                    tails++;
+                    bn[P.tbn == 64 ? 0 : P.tbn == 128 ? 1 : 2]++;
+                    o.split_k = 0, o.det = det, o.epi = (i + j + t) % 3;
+                    o.ws_off = (i + t) % 2 ? 4 : 0;
+                    o.init = GT_INIT_DECIMAL, o.repeats = o.det;
+                    o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
+                    gt_case(im, &p, &o, 0xB7A1u + (uint64_t)n++);
+                }
     gconv_impl_bws_sms_pin = 0;
-    cr_log_info("%d problems ran in the split-tail form", tails);
+    gconv_impl_bww_ws_pin = -1;
+    cr_log_info("%d problems ran in the split-tail form (BN 64 / 128 / 256: %d / %d / %d)", tails,
+                bn[0], bn[1], bn[2]);
     cr_assert(tails >= 10, "only %d problems took the split-tail form", tails);
+    cr_assert(bn[0] >= 3 && bn[1] >= 3 && bn[2] >= 3,
+              "split-tail problems with BN 64 / 128 / 256: %d / %d / %d", bn[0], bn[1], bn[2]);
 }
 
 /* ---- refusals -------------------------------------------------------------------------------- */
