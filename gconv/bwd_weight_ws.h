@@ -12,7 +12,7 @@
  * (TMA), and full / empty mbarriers pass the stages (the same protocol and helpers). One block
  * computes a 128 x BN tile of one group's d_wei: 128 output-gradient channels k (one m64 block
  * per consumer warpgroup) by BN input channels c of one tap (BN 64, 128 or 256), over one split's
- * run of stages of BK = GCONV_IMPL_BWS_BK (96) pixels:
+ * run of stages of BK = GCONV_IMPL_BWS_BK (96) pixels (GCONV_IMPL_BWS_BK64 = 144 at BN 64):
  *   A  d_out, BK pixels x 64 channels per copy (two copies per stage), by a tiled copy of the
  *      output gradient seen as [pixels][G * K] (NHWGC) or [G][pixels][K] (GNHWC); pixels past
  *      the last one arrive as zeros, which zeroes their products whatever B holds;
@@ -51,21 +51,30 @@
 
 #include "igemm_ws.h"
 
-/* pixels per stage (a multiple of 16, at most 256). 96: three 72 KB stages at BN 256 (four of
- * 48 KB at BN 128, six of 36 KB at BN 64). H100, 2026-11-26, RetinaNet layers against 64 (four / five stages) and 128
- * (two / three): K2376@100 357 / 314 / 484 us, K2376@50 106 / 97.5 / 144, K256@100 46 / 42.4 /
- * 54, K256@25 11.2 / 11.2 / 12.5 (bench/NOTES.md) */
+/* pixels per stage at BN 128 and 256 (a multiple of 16, at most 256). 96: three 72 KB stages at
+ * BN 256 (four of 48 KB at BN 128). H100, 2026-11-26, RetinaNet layers against 64 (four / five
+ * stages) and 128 (two / three): K2376@100 357 / 314 / 484 us, K2376@50 106 / 97.5 / 144,
+ * K256@100 46 / 42.4 / 54, K256@25 11.2 / 11.2 / 12.5 (bench/NOTES.md) */
 #ifndef GCONV_IMPL_BWS_BK
 #define GCONV_IMPL_BWS_BK 96
 #endif
-/* one copy: BK pixel rows of 64 channels, 128 bytes each */
-#define GCONV_IMPL_BWS_BOX (GCONV_IMPL_BWS_BK * 128)
+/* pixels per stage at BN 64 (a multiple of 16, at most 256). 144: four 54 KB stages. A stage's
+ * copies, not its math, set its time at BN 64, and each stage has a fixed cost: H100,
+ * 2026-11-27, K256@25 with one split 10.2-10.4 us at 96, 8.5 at 144, 8.9-9.4 at 192
+ * (bench/NOTES.md) */
+#ifndef GCONV_IMPL_BWS_BK64
+#define GCONV_IMPL_BWS_BK64 144
+#endif
+/* pixels per stage of BN = bn, and one copy: that many pixel rows of 64 channels, 128 bytes
+ * each */
+#define GCONV_IMPL_BWS_BKN(bn) ((bn) == 64 ? GCONV_IMPL_BWS_BK64 : GCONV_IMPL_BWS_BK)
+#define GCONV_IMPL_BWS_BOXN(bn) (GCONV_IMPL_BWS_BKN(bn) * 128)
 
 /* Bytes of one stage: two d_out copies and bn / 64 input copies (the ring around it:
  * gconv_impl_ws_ring_stages / _ok / _smem with one block per SM). */
 static inline GCONV_HD int gconv_impl_bws_stage_bytes(int bn)
 {
-    return (GCONV_IMPL_BWS_BM + bn) / 64 * GCONV_IMPL_BWS_BOX;
+    return (GCONV_IMPL_BWS_BM + bn) / 64 * GCONV_IMPL_BWS_BOXN(bn);
 }
 
 #if defined(GCONV_PLATFORM_CUDA)
@@ -104,7 +113,7 @@ static __device__ __forceinline__ void gconv_impl_bws_produce(const gconv_impl_b
     int kt, s = 0, use = 0, b;
     for (kt = 0; kt < KT; kt++) {
         const unsigned st = sbase + (unsigned)(s * SB), bar = full0 + 8u * (unsigned)s;
-        const int r = (k0 + kt) * GCONV_IMPL_BWS_BK;
+        const int r = (k0 + kt) * GCONV_IMPL_BWS_BKN(bn);
         int cw, ch, cd, cn;
         gconv_impl_ws_origin(P->out_sp, P->str, P->pad, r, g * W->nbase, &cw, &ch, &cd, &cn);
         if (kt >= S)
@@ -112,13 +121,14 @@ static __device__ __forceinline__ void gconv_impl_bws_produce(const gconv_impl_b
         gconv_impl_ws_bar_expect(bar, (unsigned)SB);
         if (W->drank == 2) {
             gconv_impl_ws_tma_b(st, &W->ta, bar, g * P->K + m0, r);
-            gconv_impl_ws_tma_b(st + GCONV_IMPL_BWS_BOX, &W->ta, bar, g * P->K + m0 + 64, r);
+            gconv_impl_ws_tma_b(st + GCONV_IMPL_BWS_BOXN(bn), &W->ta, bar, g * P->K + m0 + 64,
+                                r);
         } else {
             gconv_impl_ws_tma_3d(st, &W->ta, bar, m0, r, g);
-            gconv_impl_ws_tma_3d(st + GCONV_IMPL_BWS_BOX, &W->ta, bar, m0 + 64, r, g);
+            gconv_impl_ws_tma_3d(st + GCONV_IMPL_BWS_BOXN(bn), &W->ta, bar, m0 + 64, r, g);
         }
         for (b = 0; b < bn / 64; b++)
-            gconv_impl_ws_tma_a(st + (unsigned)((2 + b) * GCONV_IMPL_BWS_BOX), &W->tb, bar,
+            gconv_impl_ws_tma_a(st + (unsigned)((2 + b) * GCONV_IMPL_BWS_BOXN(bn)), &W->tb, bar,
                                 W->rank, cch + 64 * b, cw, ch, cd, cn, ox, oy, oz);
         if (++s == S)
             s = 0, ++use;
@@ -139,7 +149,7 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
     const gconv_impl_bww_params *P = &W->P;
     const int SB = gconv_impl_bws_stage_bytes(bn), S = gconv_impl_ws_ring_stages(SB, 1);
     const int tid = (int)threadIdx.x;
-    const int64_t RT = (P->R + GCONV_IMPL_BWS_BK - 1) / GCONV_IMPL_BWS_BK;
+    const int64_t RT = (P->R + GCONV_IMPL_BWS_BKN(bn) - 1) / GCONV_IMPL_BWS_BKN(bn);
     /* TAIL mode: blocks 0 .. tail0 - 1 are whole tiles of their own index; block tail0 + q
      * is part q % splits of tile tail0 + q / splits. Otherwise blockIdx.y is the split */
     const int tail = P->mode == GCONV_IMPL_BWW_TAIL;
@@ -176,13 +186,14 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
             gconv_impl_ws_fence_acc(acc, NA);
             gconv_impl_igemm_wgmma_fence();
 #pragma unroll
-            for (ks = 0; ks < GCONV_IMPL_BWS_BK / 16; ks++) {
+            for (ks = 0; ks < GCONV_IMPL_BWS_BKN(bn) / 16; ks++) {
                 /* 16 pixels a step: two 8-row groups, 2048 bytes; B's 64-channel blocks a copy
                  * apart */
-                const unsigned a = st + (unsigned)(wg * GCONV_IMPL_BWS_BOX + ks * 2048);
-                const unsigned b = st + (unsigned)(2 * GCONV_IMPL_BWS_BOX + ks * 2048);
-                const unsigned long long da = gconv_impl_igemm_wgmma_desc_mn(a, GCONV_IMPL_BWS_BOX);
-                const unsigned long long db = gconv_impl_igemm_wgmma_desc_mn(b, GCONV_IMPL_BWS_BOX);
+                const int box = GCONV_IMPL_BWS_BOXN(bn);
+                const unsigned a = st + (unsigned)(wg * box + ks * 2048);
+                const unsigned b = st + (unsigned)(2 * box + ks * 2048);
+                const unsigned long long da = gconv_impl_igemm_wgmma_desc_mn(a, box);
+                const unsigned long long db = gconv_impl_igemm_wgmma_desc_mn(b, box);
                 gconv_impl_igemm_wgmma(acc, da, db, kt > 0 || ks > 0, bn, dt, 1);
             }
             gconv_impl_igemm_wgmma_commit();
@@ -340,7 +351,7 @@ static int gconv_impl_bws_tail_off GCONV_IMPL_FWD_UNUSED = 0;
  * cost model in units of one 128 x 256 x BK stage (fitted at BK 64: 0.88 us on H100; the fit
  * was kept for BK 96, whose measured picks are the committed ones): rounds of blocks over
  * the SMs (one block each) times each block's stages (a 128 x 128 stage costs 0.7 of that, a
- * 128 x 64 one 0.6: the stage's copies, not its math, set its time at BN 64: H100, 2026-11-27)
+ * 128 x 64 one of GCONV_IMPL_BWS_BK64 = 144 pixels 0.45: H100, 2026-11-27)
  * plus its epilogue (hand-over of 128 x bn fp32 values, about 1.6 stages at bn = 256), plus
  * the reduction traffic of more than one split (slab writes at about 1.9 MB per stage time,
  * i.e. 2.2 TB/s, and half again for the finalize's reads). Fitted to split sweeps of the dense
@@ -359,8 +370,8 @@ static int gconv_impl_bws_tail_off GCONV_IMPL_FWD_UNUSED = 0;
 static inline double gconv_impl_bws_splits(gconv_impl_bww_params *P, int bn, int user_split,
                                            int sms)
 {
-    const int64_t RT = (P->R + GCONV_IMPL_BWS_BK - 1) / GCONV_IMPL_BWS_BK;
-    const double ts = bn == 256 ? 1.0 : bn == 128 ? 0.7 : 0.6;
+    const int64_t RT = (P->R + GCONV_IMPL_BWS_BKN(bn) - 1) / GCONV_IMPL_BWS_BKN(bn);
+    const double ts = bn == 256 ? 1.0 : bn == 128 ? 0.7 : 0.45;
     const double te = bn == 256 ? 1.6 : bn == 128 ? 0.8 : 0.5;
     /* the user's count (at most RT), or 1 .. min(RT, 256) */
     const int64_t lo = user_split > 0 ? (user_split < RT ? user_split : RT) : 1;
@@ -397,7 +408,7 @@ static inline double gconv_impl_bws_splits(gconv_impl_bww_params *P, int bn, int
     }
     P->ktc = (int)((RT + best_s - 1) / best_s);
     P->splits = (int)((RT + P->ktc - 1) / P->ktc);
-    P->chunk = (int64_t)P->ktc * GCONV_IMPL_BWS_BK;
+    P->chunk = (int64_t)P->ktc * GCONV_IMPL_BWS_BKN(bn);
     gconv_impl_bww_set_mode(P, 1); /* slabs in both reduction modes (above) */
     P->tail0 = 0, P->tbn = bn;
     if (tail_s > 0) {
@@ -440,10 +451,10 @@ static inline int gconv_impl_bws_plan(gconv_impl_bws_params *W, const gconv_impl
     if ((int64_t)P->G * W->P.mt * W->P.nt > 0x7fffffffLL || W->P.splits > 65535)
         return 0;
     if (!gconv_impl_ws_im2col(&W->tb, P->tin, P->in, &P->si, P->in_sp, P->out_sp, P->flt,
-                              P->str, P->dil, P->pad, P->G, P->C, N, GCONV_IMPL_BWS_BK, &W->rank,
-                              &W->cbase, &W->nbase))
+                              P->str, P->dil, P->pad, P->G, P->C, N, GCONV_IMPL_BWS_BKN(bn),
+                              &W->rank, &W->cbase, &W->nbase))
         return 0;
-    box[0] = 64, box[1] = GCONV_IMPL_BWS_BK, box[2] = 1;
+    box[0] = 64, box[1] = (cuuint32_t)GCONV_IMPL_BWS_BKN(bn), box[2] = 1;
     if (P->so.g == P->K) {
         /* NHWGC: [pixels][G * K]; a tile's channels past its group's K are the next group's */
         W->drank = 2;

@@ -656,8 +656,8 @@ Test(bwd_weight, bwn, .timeout = 180)
  * Problems it takes (fp16 / bf16, NHWGC / GNHWC, C and K >= 64): partial k and channel tiles
  * (K = 80, 200; C = 72, 136), groups whose tiles reach into the next group's channels
  * (NHWGC), strides 2 and 3 with dilation and asymmetric pads, 1D, 3D, a 5x5 filter, reduction
- * lengths not a multiple of the stage (GCONV_IMPL_BWS_BK pixels), and one long enough for many
- * splits. Each runs with BN pinned to 64, 128 and 256 and with the automatic choice, for fp16
+ * lengths not a multiple of the stage (GCONV_IMPL_BWS_BK or _BK64 pixels), one long enough for
+ * many splits. Each runs with BN pinned to 64, 128 and 256 and with the automatic choice, for fp16
  * NHWGC, bf16 GNHWC and bf16 in / fp32 out, each with split_k automatic, 1, 3 and 64 in
  * alternating reduction modes (deterministic repeated, bit for bit) and epilogues. Without the
  * kernel in the binary (not an sm_90a build on Hopper) the same problems run on the TC kernel,
