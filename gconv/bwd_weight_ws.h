@@ -248,8 +248,10 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
                 /* columns past C: nothing of this thread's is in d_wei */
             } else if (tail || P->mode == GCONV_IMPL_BWW_DIRECT) {
                 /* a whole tile (TAIL mode, or one split): final values, one 8- or 16-byte store
-                 * a quad where d_wei is packed GKYXC and aligned (gconv_impl_bww_final4); the
-                 * common case (beta 0, 16-bit d_wei) with its operands in registers */
+                 * a quad where d_wei is packed GKYXC and aligned (gconv_impl_bww_final4). The
+                 * common case (beta 0, 16-bit d_wei) with the operands in registers: through
+                 * gconv_impl_bww_final4 alone K256@13 s2 took 5.1 against 4.7 us, K2376@50
+                 * 95.5 against 93.5 (H100, bench/NOTES.md session 31) */
                 if (P->wflat && P->beta == 0.0f && P->tout != GCONV_F32 &&
                     (uintptr_t)P->dwei % 8u == 0) {
                     uint2 *d = (uint2 *)P->dwei + i0 / 4;
@@ -272,19 +274,12 @@ static __device__ __forceinline__ void gconv_impl_bws_body(const gconv_impl_bws_
                                               *(const float4 *)(src + it * RS * ld));
                 }
             } else if (gconv_impl_bww_vec4_ok(P)) {
-                /* partials: one 16-byte slab store a quad (the plan asks for slabs in both
-                 * modes), or one 16-byte reduction */
-                if (P->mode == GCONV_IMPL_BWW_SLABS) {
-                    float *d = P->ws + (int64_t)split * P->total + i0;
+                /* partials: one 16-byte store a quad into this split's slab (the plan asks for
+                 * slabs in both reduction modes: gconv_impl_bws_splits) */
+                float *d = P->ws + (int64_t)split * P->total + i0;
 #pragma unroll 8
-                    for (it = 0; it < nit; it++)
-                        *(float4 *)(d + it * istep) = *(const float4 *)(src + it * RS * ld);
-                } else {
-#pragma unroll 4
-                    for (it = 0; it < nit; it++)
-                        gconv_impl_bww_emit4(P, split, i0 + it * istep,
-                                             *(const float4 *)(src + it * RS * ld));
-                }
+                for (it = 0; it < nit; it++)
+                    *(float4 *)(d + it * istep) = *(const float4 *)(src + it * RS * ld);
             } else {
                 /* partials into a workspace that is not 16-byte aligned, element by element */
                 for (it = 0; it < nit; it++) {
