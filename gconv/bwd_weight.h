@@ -3129,7 +3129,7 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
     {                                                                                            \
         gconv_impl_bwh_body(&P, T, 4, gconv_impl_bwh_bufs(32), GCONV_IMPL_BWH_MTW32);            \
     }
-/* the narrow-K halo kernel: 4 * taps / 3 warps, one block per SM */
+/* the narrow-K halo kernel: 4 * TG / 3 warps (TG: taps a chunk), one block per SM */
 #define GCONV_IMPL_BWW_BWN_KERNEL(kname, T)                                                      \
     static __global__ void __launch_bounds__(32 * GCONV_IMPL_BWN_MAX_WARPS, 1)                   \
         kname(gconv_impl_bwn_params P)                                                           \

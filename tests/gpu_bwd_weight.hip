@@ -581,12 +581,13 @@ Test(bwd_weight, bwh_persistent, .timeout = 180)
  * 64-channel chunks and groups, dilation with asymmetric pads, 1D with 7 taps and a 2x2 filter
  * (a last warp with m-tiles past the taps), a 3x2 filter, one long enough for many units a
  * chunk whose 64-column rows with dilation 2 leave room for two buffers only (three
- * elsewhere). Each runs
- * with the planner's grid and with it pinned to 3 and 16 blocks (ranges crossing chunks,
- * several slabs a chunk, the last block zero-filling the others; over 8 slabs the finalize's
- * eight-lane form, with 16-byte loads or, from a workspace that is not 16-byte aligned, 4-byte
- * ones), for
- * fp16 NHWGC, bf16 GNHWC and bf16 in / fp32 out, alternating reduction modes
+ * elsewhere). Each runs with the planner's choice; with slabs over 3 and 16 blocks (ranges
+ * crossing chunks, several slabs a chunk, the last block zero-filling the others; over 8 slabs
+ * the finalize's eight-lane form, with 16-byte loads or, from a workspace that is not 16-byte
+ * aligned, 4-byte ones); with chunks of 3 taps (a last tap group of fewer taps for the 2x2
+ * and 7-tap filters) both stored directly and through slabs; and with all taps stored directly
+ * (one block per chunk, final values staged in shared memory: 12 warps and the widest staging
+ * at 3x3), for fp16 NHWGC, bf16 GNHWC and bf16 in / fp32 out, alternating reduction modes
  * (deterministic repeated, bit for bit) and epilogues. That the plan takes each problem is
  * asserted, so the test cannot pass on another kernel. Last, a problem in its scope whose
  * dilation makes the halo of one row too large for shared memory (the plan's sizes once
@@ -601,9 +602,13 @@ static const gt_fixed gt_bwn_cases[] = {
     {"bwn long k36 d2", 2, 1, 2, 64, 36, {1, 40, 64}, {1, 3, 3}, {1, 1, 1}, {1, 2, 2}, {0, 2, 2}, {0, 2, 2}},
 };
 
-Test(bwd_weight, bwn, .timeout = 180)
+Test(bwd_weight, bwn, .timeout = 300)
 {
-    static const int pins[3] = {0, 3, 16};
+    /* {blocks, taps a chunk, way}: the plan's choice; slabs over 3 and 16 blocks; chunks of 3
+     * taps stored directly and through slabs (a last group of fewer taps where 3 does not
+     * divide the filter's); all taps stored directly */
+    static const int pins[6][3] = {{0, 0, -1}, {3, 0, 0}, {16, 0, 0},
+                                   {0, 3, 1},  {0, 3, 0}, {0, 9, 1}};
     static const int types[3] = {GT_T_F16, GT_T_BF16, GT_T_BF32};
     static const int fams[3] = {0, 1, 0};
     const int nf = (int)(sizeof gt_bwn_cases / sizeof gt_bwn_cases[0]);
@@ -612,7 +617,7 @@ Test(bwd_weight, bwn, .timeout = 180)
     gt_require_gpu();
     for (i = 0; i < nf; i++)
         for (t = 0; t < 3; t++)
-            for (j = 0; j < 3; j++) {
+            for (j = 0; j < 6; j++) {
                 gconv_problem p;
                 gconv_impl_bww_params P;
                 gconv_impl_bwn_params B;
@@ -623,18 +628,33 @@ Test(bwd_weight, bwn, .timeout = 180)
                 gt_fixed_problem(&gt_bwn_cases[i], &p);
                 gt_set_layouts(&p, im);
                 gconv_impl_bww_fill(&p, im->t, im->tout, &P);
+                gconv_impl_bwn_blocks = pins[j][0];
+                gconv_impl_bwn_tg = pins[j][1];
+                gconv_impl_bwn_mode = pins[j][2];
                 took = gconv_impl_bwn_plan(&p, &P, &B);
                 cr_expect(took, "%s: the BWN plan does not take it", gt_bwn_cases[i].what);
-                if (took && t == 0 && j == 0)
-                    cr_log_info("%s: %d units, %d buffers, %d warps", gt_bwn_cases[i].what,
-                                B.units, B.S, B.warps);
-                gconv_impl_bwn_blocks = pins[j];
+                if (took && pins[j][0] > 0)
+                    cr_expect(B.blocks == (pins[j][0] < B.units ? pins[j][0] : B.units),
+                              "%s: %d blocks, not the pinned %d", gt_bwn_cases[i].what,
+                              B.blocks, pins[j][0]);
+                if (took && pins[j][1] > 0) /* the hook clamps to the filter's taps */
+                    cr_expect(B.TG == (pins[j][1] < B.taps ? pins[j][1] : B.taps),
+                              "%s: %d taps a chunk, not %d", gt_bwn_cases[i].what, B.TG,
+                              pins[j][1]);
+                if (took && pins[j][2] >= 0)
+                    cr_expect(B.direct == pins[j][2], "%s: direct %d, not %d",
+                              gt_bwn_cases[i].what, B.direct, pins[j][2]);
+                if (took && t == 0)
+                    cr_log_info("%s pin %d: %d units, %d blocks, %d buffers, %d warps, TG %d, "
+                                "%s", gt_bwn_cases[i].what, j, B.units, B.blocks, B.S, B.warps,
+                                B.TG, B.direct ? "direct" : "slabs");
                 o.split_k = 0, o.det = (i + j + t) & 1, o.epi = (i + j + t) % 3;
                 o.ws_off = j == 2 && t == 1 ? 4 : 0; /* the finalize's one-lane form */
                 o.init = GT_INIT_DECIMAL, o.repeats = o.det;
                 o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
                 gt_case(im, &p, &o, gt_rng_next(&r));
             }
+    gconv_impl_bwn_tg = 0, gconv_impl_bwn_mode = -1;
     gconv_impl_bwn_blocks = 0;
     {
         gconv_problem p;
