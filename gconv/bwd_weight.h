@@ -198,8 +198,9 @@ typedef struct gconv_impl_bww_params {
     int64_t chunk; /* reduction elements per split */
     int64_t total; /* G * K * Ncol: elements of d_wei */
     int splits, mode;
-    int fl;          /* finalize: lanes per element (1 or 32), or 8 (the eight-lane vector
-                        form, gconv_impl_bww_finalize8_body) */
+    int fl;          /* finalize: lanes per element (1 or 32), or 8 (the vector form,
+                        gconv_impl_bww_finalize8_body) */
+    int fvl;         /* the vector form's lanes per quad: 8, or 32 over 32 slabs */
     int mt, nt, ktc; /* GEMM: tiles along K and Ncol, k-tiles per split */
     int tail0, tbn;  /* TAIL mode: the first split tile, columns of a tile */
     int cl, cb, tchunks; /* DW: channel lanes per block, channel blocks, tap chunks */
@@ -429,38 +430,41 @@ gconv_impl_bww_finalize4_body(const gconv_impl_bww_params *P)
 }
 
 /* The finalize kernel's many-slab vector form (fl = 8, chosen by plans with many slabs over few
- * elements: the BWN kernel's): eight lanes per four consecutive elements, lane l summing
- * slabs l, l + 8, ... in order with 16-byte loads, then the eight lane sums added by a fixed
- * shuffle tree, so the result is the same bits on every run. (The one-element form walks the
- * slabs one dependent load at a time, and its 32-lane form sums the lanes serially: 7.7 and
- * 38 us for 26 slabs of 83 K elements on an H100 under ncu.) Needs whole quads. VEC (a
- * literal): 16-byte loads; 0 (a workspace that is not 16-byte aligned): the same sums in the
- * same order from 4-byte loads, a kernel of its own (a run-time test in the loop cost the
- * aligned form 2-4 % on the K = 36 heads). */
-static __device__ __forceinline__ float gconv_impl_bww_shfl_down(float v, int d)
+ * elements: BWN's, BWH's, DWR's): L = P->fvl lanes (8, or 32 over 32 slabs) per four
+ * consecutive elements, lane l summing slabs l, l + L, ... in order with 16-byte loads, then
+ * the L lane sums added by a fixed shuffle tree, so the result is the same bits on every run.
+ * 32 lanes keep a lane's loads to one round of the unrolled loop where 8 needed three (66
+ * slabs: ResNeXt 128@56's; bench/NOTES.md, session 32). (The one-element form walks the slabs
+ * one dependent load at a time, and its 32-lane form sums the lanes serially: 7.7 and 38 us for
+ * 26 slabs of 83 K elements on an H100 under ncu.) Needs whole quads. VEC and L are literals
+ * (a kernel each: L from P->fvl at run time cost the 8-lane plans 0.3 us). VEC 1: 16-byte
+ * loads; 0 (a workspace that is not 16-byte aligned): the same sums in the same order from
+ * 4-byte loads (a run-time test in the loop cost the aligned form 2-4 % on the K = 36 heads). */
+static __device__ __forceinline__ float gconv_impl_bww_shfl_down(float v, int d, int w)
 {
 #if defined(GCONV_PLATFORM_CUDA)
-    return __shfl_down_sync(0xffffffffu, v, d, 8);
+    return __shfl_down_sync(0xffffffffu, v, d, w);
 #else
-    return __shfl_down(v, d, 8);
+    return __shfl_down(v, d, w);
 #endif
 }
 
 static __device__ __forceinline__ void
-gconv_impl_bww_finalize8_body(const gconv_impl_bww_params *P, const int VEC)
+gconv_impl_bww_finalize8_body(const gconv_impl_bww_params *P, const int VEC, const int L)
 {
     const float4 *w = (const float4 *)P->ws;
-    const int64_t nq = P->total / 4, step = ((int64_t)gridDim.x * blockDim.x) >> 3;
-    const int l = (int)threadIdx.x & 7;
-    int64_t q = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 3;
+    const int ls = L == 32 ? 5 : 3;
+    const int64_t nq = P->total / 4, step = ((int64_t)gridDim.x * blockDim.x) >> ls;
+    const int l = (int)threadIdx.x & (L - 1);
+    int64_t q = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> ls;
     /* qw: the wavefront's first quad, so that its lanes run the same rounds (CUDA's shuffle
      * names all 32) */
-    int64_t qw = q - (((int)threadIdx.x & (GCONV_WAVE_SIZE - 1)) >> 3);
+    int64_t qw = q - (((int)threadIdx.x & (GCONV_WAVE_SIZE - 1)) >> ls);
     for (; qw < nq; q += step, qw += step) {
         float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         int s, d;
 #pragma unroll 4
-        for (s = q < nq ? l : P->splits; s < P->splits; s += 8) {
+        for (s = q < nq ? l : P->splits; s < P->splits; s += L) {
             float4 x;
             if (VEC) {
                 x = w[(int64_t)s * nq + q];
@@ -470,13 +474,13 @@ gconv_impl_bww_finalize8_body(const gconv_impl_bww_params *P, const int VEC)
             }
             v.x += x.x, v.y += x.y, v.z += x.z, v.w += x.w;
         }
-        /* lanes l and l + d (d = 4, 2, 1) of each group of 8: lane 0 ends with the sum */
+        /* lanes l and l + d (d = L / 2, ..., 1) of each group of L: lane 0 ends with the sum */
 #pragma unroll
-        for (d = 4; d >= 1; d >>= 1) {
-            v.x += gconv_impl_bww_shfl_down(v.x, d);
-            v.y += gconv_impl_bww_shfl_down(v.y, d);
-            v.z += gconv_impl_bww_shfl_down(v.z, d);
-            v.w += gconv_impl_bww_shfl_down(v.w, d);
+        for (d = L >> 1; d >= 1; d >>= 1) {
+            v.x += gconv_impl_bww_shfl_down(v.x, d, L);
+            v.y += gconv_impl_bww_shfl_down(v.y, d, L);
+            v.z += gconv_impl_bww_shfl_down(v.z, d, L);
+            v.w += gconv_impl_bww_shfl_down(v.w, d, L);
         }
         if (l == 0 && q < nq)
             gconv_impl_bww_final4(P, q * 4, v);
@@ -2379,6 +2383,19 @@ static inline void gconv_impl_bww_set_mode(gconv_impl_bww_params *P, int slabs)
               : slabs        ? GCONV_IMPL_BWW_SLABS
                              : GCONV_IMPL_BWW_ATOMIC;
     P->fl = P->mode == GCONV_IMPL_BWW_SLABS && P->splits >= 32 ? 32 : 1;
+    P->fvl = 8;
+    /* from 32 slabs, where d_wei is whole quads: the vector form's 32 lanes a quad rather than
+     * the one-element form's 32 lanes an element, summed serially (DWR's depthwise plans) */
+    if (P->fl == 32 && P->total % 4 == 0)
+        P->fl = 8, P->fvl = 32;
+}
+
+/* The finalize's vector form for a slab plan over 8 slabs (whole quads only): 8 lanes a quad,
+ * 32 over 32 slabs (gconv_impl_bww_finalize8_body). */
+static inline void gconv_impl_bww_fin_vec(gconv_impl_bww_params *P)
+{
+    if (P->mode == GCONV_IMPL_BWW_SLABS && P->splits > 8 && P->total % 4 == 0)
+        P->fl = 8, P->fvl = P->splits > 32 ? 32 : 8;
 }
 
 /* Whether the DWR kernel takes a depthwise problem: 3x3 filter, stride 1 or 2 on both axes,
@@ -2680,8 +2697,7 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
     /* over 8 slabs the finalize's eight-lane form, as BWN's (the one-element form walks the
      * slabs one dependent load at a time, the 32-lane one sums its lanes serially; ResNeXt
      * 512@14 has ~29 slabs a chunk, 256@28 and 128@56 ~66) */
-    if (B->w.mode == GCONV_IMPL_BWW_SLABS && B->w.splits > 8 && B->w.total % 4 == 0)
-        B->w.fl = 8;
+    gconv_impl_bww_fin_vec(&B->w);
     return 1;
 #else
     (void)p, (void)W, (void)det, (void)B;
@@ -2973,9 +2989,15 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
             return gconv_impl_bww_launched(why, len);                                            \
         }                                                                                        \
         if ((P)->fl == 8) {                                                                      \
-            const int64_t nb_ = ((P)->total / 4 + 31) / 32;                                      \
+            const int64_t qpb_ = 256 / (P)->fvl; /* quads a block */                             \
+            const int64_t nb_ = ((P)->total / 4 + qpb_ - 1) / qpb_;                              \
             const dim3 g8_((unsigned)(nb_ < 8192 ? nb_ : 8192));                                 \
-            if (((uintptr_t)(P)->ws & 15u) == 0)                                                 \
+            const int a16_ = ((uintptr_t)(P)->ws & 15u) == 0;                                    \
+            if ((P)->fvl == 32 && a16_)                                                          \
+                hipLaunchKernelGGL(fin##32, g8_, dim3(256), 0, stream, *(P));                    \
+            else if ((P)->fvl == 32)                                                             \
+                hipLaunchKernelGGL(fin##32u, g8_, dim3(256), 0, stream, *(P));                   \
+            else if (a16_)                                                                       \
                 hipLaunchKernelGGL(fin##8, g8_, dim3(256), 0, stream, *(P));                     \
             else                                                                                 \
                 hipLaunchKernelGGL(fin##8u, g8_, dim3(256), 0, stream, *(P));                    \
@@ -2997,7 +3019,7 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
     } while (0)
 
 /* Kernels shared by every instantiation kind: finalize (one element or four a thread, four
- * over eight slab lanes, split-tail tiles). */
+ * over 8 or 32 slab lanes, split-tail tiles). */
 #define GCONV_IMPL_BWW_FIN_KERNEL(name)                                                          \
     static __global__ void __launch_bounds__(256) name##_fin(gconv_impl_bww_params P)            \
     {                                                                                            \
@@ -3009,11 +3031,19 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
     }                                                                                            \
     static __global__ void __launch_bounds__(256) name##_fin8(gconv_impl_bww_params P)           \
     {                                                                                            \
-        gconv_impl_bww_finalize8_body(&P, 1);                                                    \
+        gconv_impl_bww_finalize8_body(&P, 1, 8);                                                 \
     }                                                                                            \
     static __global__ void __launch_bounds__(256) name##_fin8u(gconv_impl_bww_params P)          \
     {                                                                                            \
-        gconv_impl_bww_finalize8_body(&P, 0);                                                    \
+        gconv_impl_bww_finalize8_body(&P, 0, 8);                                                 \
+    }                                                                                            \
+    static __global__ void __launch_bounds__(256) name##_fin32(gconv_impl_bww_params P)          \
+    {                                                                                            \
+        gconv_impl_bww_finalize8_body(&P, 1, 32);                                                \
+    }                                                                                            \
+    static __global__ void __launch_bounds__(256) name##_fin32u(gconv_impl_bww_params P)         \
+    {                                                                                            \
+        gconv_impl_bww_finalize8_body(&P, 0, 32);                                                \
     }                                                                                            \
     static __global__ void __launch_bounds__(256) name##_fint(gconv_impl_bww_params P)           \
     {                                                                                            \

@@ -592,11 +592,12 @@ static inline int gconv_impl_bwn_plan(const gconv_problem *p, const gconv_impl_b
     /* slabs even for one split: the finalize applies the epilogue (this way has no
      * final-value store) */
     B->w.mode = GCONV_IMPL_BWW_SLABS;
-    /* the finalize: over 8 slabs its eight-lane form (whole quads: K % 4 == 0 keeps total a
+    /* the finalize: over 8 slabs its vector form (whole quads: K % 4 == 0 keeps total a
      * multiple of 4; any workspace alignment, so that the summation order, and with it every
      * bit of a deterministic result, does not depend on the workspace pointer), else the
      * one-lane forms (both sum the slabs in order) */
-    B->w.fl = B->w.splits > 8 ? 8 : 1;
+    B->w.fl = 1, B->w.fvl = 8;
+    gconv_impl_bww_fin_vec(&B->w);
     return 1;
 #else
     (void)p, (void)W, (void)B;

@@ -583,8 +583,8 @@ Test(bwd_weight, bwh_persistent, .timeout = 180)
  * chunk whose 64-column rows with dilation 2 leave room for two buffers only (three
  * elsewhere). Each runs with the planner's choice; with slabs over 3 and 16 blocks (ranges
  * crossing chunks, several slabs a chunk, the last block zero-filling the others; over 8 slabs
- * the finalize's eight-lane form, with 16-byte loads or, from a workspace that is not 16-byte
- * aligned, 4-byte ones); with chunks of 3 taps (a last tap group of fewer taps for the 2x2
+ * the finalize's vector form, 8 lanes a quad or 32 over 32 slabs, with 16-byte loads or, from
+ * a workspace that is not 16-byte aligned, 4-byte ones); with chunks of 3 taps (a last tap group of fewer taps for the 2x2
  * and 7-tap filters) both stored directly and through slabs; and with all taps stored directly
  * (one block per chunk, final values staged in shared memory: 12 warps and the widest staging
  * at 3x3), for fp16 NHWGC, bf16 GNHWC and bf16 in / fp32 out, alternating reduction modes
@@ -649,7 +649,10 @@ Test(bwd_weight, bwn, .timeout = 300)
                                 "%s", gt_bwn_cases[i].what, j, B.units, B.blocks, B.S, B.warps,
                                 B.TG, B.direct ? "direct" : "slabs");
                 o.split_k = 0, o.det = (i + j + t) & 1, o.epi = (i + j + t) % 3;
-                o.ws_off = j == 2 && t == 1 ? 4 : 0; /* the finalize's one-lane form */
+                /* workspaces not 16-byte aligned: the finalize's 4-byte-load forms (the
+                 * one-lane kernel, or the vector form's own kernel: 8 lanes a quad over 16
+                 * blocks, 32 for the "long" case's 40 slabs) */
+                o.ws_off = (j == 2 && t == 1) || (j == 0 && t == 2) ? 4 : 0;
                 o.init = GT_INIT_DECIMAL, o.repeats = o.det;
                 o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
                 gt_case(im, &p, &o, gt_rng_next(&r));
