@@ -430,7 +430,7 @@ gconv_impl_bww_finalize4_body(const gconv_impl_bww_params *P)
 }
 
 /* The finalize kernel's many-slab vector form (fl = 8, chosen by plans with many slabs over few
- * elements: BWN's, BWH's, DWR's): L = P->fvl lanes (8, or 32 over 32 slabs) per four
+ * elements: BWN's, BWH's, DWR's): L = P->fvl lanes (8, or 32 from 32 slabs) per four
  * consecutive elements, lane l summing slabs l, l + L, ... in order with 16-byte loads, then
  * the L lane sums added by a fixed shuffle tree, so the result is the same bits on every run.
  * 32 lanes keep a lane's loads to one round of the unrolled loop where 8 needed three (66
@@ -2376,7 +2376,7 @@ static inline int gconv_impl_bww_splits(int user, int64_t base_blocks, int64_t u
 }
 
 /* Reduction mode from the splits: direct stores for one split, else slabs (deterministic, or
- * asked for) or fp32 atomics; the finalize kernel's lanes per element. */
+ * asked for) or fp32 atomics; the finalize kernel's form (fl, fvl). */
 static inline void gconv_impl_bww_set_mode(gconv_impl_bww_params *P, int slabs)
 {
     P->mode = P->splits == 1 ? GCONV_IMPL_BWW_DIRECT
@@ -2385,17 +2385,18 @@ static inline void gconv_impl_bww_set_mode(gconv_impl_bww_params *P, int slabs)
     P->fl = P->mode == GCONV_IMPL_BWW_SLABS && P->splits >= 32 ? 32 : 1;
     P->fvl = 8;
     /* from 32 slabs, where d_wei is whole quads: the vector form's 32 lanes a quad rather than
-     * the one-element form's 32 lanes an element, summed serially (DWR's depthwise plans) */
+     * the one-element form's 32 lanes an element, summed serially (every such slab plan: DWR's
+     * depthwise ones, and DW / FEWC / GEMM / TC / BWS plans with 32 splits or more) */
     if (P->fl == 32 && P->total % 4 == 0)
         P->fl = 8, P->fvl = 32;
 }
 
 /* The finalize's vector form for a slab plan over 8 slabs (whole quads only): 8 lanes a quad,
- * 32 over 32 slabs (gconv_impl_bww_finalize8_body). */
+ * 32 from 32 slabs, as gconv_impl_bww_set_mode (gconv_impl_bww_finalize8_body). */
 static inline void gconv_impl_bww_fin_vec(gconv_impl_bww_params *P)
 {
     if (P->mode == GCONV_IMPL_BWW_SLABS && P->splits > 8 && P->total % 4 == 0)
-        P->fl = 8, P->fvl = P->splits > 32 ? 32 : 8;
+        P->fl = 8, P->fvl = P->splits >= 32 ? 32 : 8;
 }
 
 /* Whether the DWR kernel takes a depthwise problem: 3x3 filter, stride 1 or 2 on both axes,
@@ -2694,9 +2695,9 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
      * atomics serialise; so the fast mode is deterministic here too */
     (void)det;
     gconv_impl_bww_set_mode(&B->w, 1);
-    /* over 8 slabs the finalize's eight-lane form, as BWN's (the one-element form walks the
-     * slabs one dependent load at a time, the 32-lane one sums its lanes serially; ResNeXt
-     * 512@14 has ~29 slabs a chunk, 256@28 and 128@56 ~66) */
+    /* over 8 slabs the finalize's vector form, as BWN's: 8 lanes a quad, 32 from 32 slabs (the
+     * one-element form walks the slabs one dependent load at a time; ResNeXt 512@14 has ~29
+     * slabs a chunk, 256@28 and 128@56 ~66) */
     gconv_impl_bww_fin_vec(&B->w);
     return 1;
 #else
@@ -2989,7 +2990,7 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
             return gconv_impl_bww_launched(why, len);                                            \
         }                                                                                        \
         if ((P)->fl == 8) {                                                                      \
-            const int64_t qpb_ = 256 / (P)->fvl; /* quads a block */                             \
+            const int64_t qpb_ = (P)->fvl == 32 ? 8 : 32; /* quads a block */                    \
             const int64_t nb_ = ((P)->total / 4 + qpb_ - 1) / qpb_;                              \
             const dim3 g8_((unsigned)(nb_ < 8192 ? nb_ : 8192));                                 \
             const int a16_ = ((uintptr_t)(P)->ws & 15u) == 0;                                    \

@@ -583,11 +583,12 @@ Test(bwd_weight, bwh_persistent, .timeout = 180)
  * chunk whose 64-column rows with dilation 2 leave room for two buffers only (three
  * elsewhere). Each runs with the planner's choice; with slabs over 3 and 16 blocks (ranges
  * crossing chunks, several slabs a chunk, the last block zero-filling the others; over 8 slabs
- * the finalize's vector form, 8 lanes a quad or 32 over 32 slabs, with 16-byte loads or, from
- * a workspace that is not 16-byte aligned, 4-byte ones); with chunks of 3 taps (a last tap group of fewer taps for the 2x2
- * and 7-tap filters) both stored directly and through slabs; and with all taps stored directly
- * (one block per chunk, final values staged in shared memory: 12 warps and the widest staging
- * at 3x3), for fp16 NHWGC, bf16 GNHWC and bf16 in / fp32 out, alternating reduction modes
+ * the finalize's vector form, 8 lanes a quad, with 16-byte loads or, from a workspace that is
+ * not 16-byte aligned, 4-byte ones); with slabs over 40 blocks at all taps (the long case's 40
+ * slabs: the vector form's 32 lanes a quad, asserted, both load widths); with chunks of 3 taps
+ * (a last tap group of fewer taps for the 2x2 and 7-tap filters) both stored directly and
+ * through slabs; and with all taps stored directly (one block per chunk, final values staged
+ * in shared memory: 12 warps and the widest staging at 3x3), for fp16 NHWGC, bf16 GNHWC and bf16 in / fp32 out, alternating reduction modes
  * (deterministic repeated, bit for bit) and epilogues. That the plan takes each problem is
  * asserted, so the test cannot pass on another kernel. Last, a problem in its scope whose
  * dilation makes the halo of one row too large for shared memory (the plan's sizes once
@@ -607,8 +608,8 @@ Test(bwd_weight, bwn, .timeout = 300)
     /* {blocks, taps a chunk, way}: the plan's choice; slabs over 3 and 16 blocks; chunks of 3
      * taps stored directly and through slabs (a last group of fewer taps where 3 does not
      * divide the filter's); all taps stored directly */
-    static const int pins[6][3] = {{0, 0, -1}, {3, 0, 0}, {16, 0, 0},
-                                   {0, 3, 1},  {0, 3, 0}, {0, 9, 1}};
+    static const int pins[7][3] = {{0, 0, -1}, {3, 0, 0}, {16, 0, 0}, {0, 3, 1},
+                                   {0, 3, 0},  {0, 9, 1}, {40, 9, 0}};
     static const int types[3] = {GT_T_F16, GT_T_BF16, GT_T_BF32};
     static const int fams[3] = {0, 1, 0};
     const int nf = (int)(sizeof gt_bwn_cases / sizeof gt_bwn_cases[0]);
@@ -617,7 +618,7 @@ Test(bwd_weight, bwn, .timeout = 300)
     gt_require_gpu();
     for (i = 0; i < nf; i++)
         for (t = 0; t < 3; t++)
-            for (j = 0; j < 6; j++) {
+            for (j = 0; j < 7; j++) {
                 gconv_problem p;
                 gconv_impl_bww_params P;
                 gconv_impl_bwn_params B;
@@ -644,15 +645,24 @@ Test(bwd_weight, bwn, .timeout = 300)
                 if (took && pins[j][2] >= 0)
                     cr_expect(B.direct == pins[j][2], "%s: direct %d, not %d",
                               gt_bwn_cases[i].what, B.direct, pins[j][2]);
+                if (took && B.w.splits >= 32)
+                    cr_expect(B.w.fl == 8 && B.w.fvl == 32,
+                              "%s: %d slabs, finalize form %d / %d lanes, not 32 lanes a quad",
+                              gt_bwn_cases[i].what, B.w.splits, B.w.fl, B.w.fvl);
+                /* the long case at all taps: 40 units of 2-row bands where the planner takes
+                 * them (H100: it does), so 40 slabs */
+                if (took && j == 6 && i == nf - 1 && B.w.splits < 32)
+                    cr_log_warn("%s: %d slabs only: the finalize's 32-lane form not run",
+                                gt_bwn_cases[i].what, B.w.splits);
                 if (took && t == 0)
                     cr_log_info("%s pin %d: %d units, %d blocks, %d buffers, %d warps, TG %d, "
                                 "%s", gt_bwn_cases[i].what, j, B.units, B.blocks, B.S, B.warps,
                                 B.TG, B.direct ? "direct" : "slabs");
                 o.split_k = 0, o.det = (i + j + t) & 1, o.epi = (i + j + t) % 3;
                 /* workspaces not 16-byte aligned: the finalize's 4-byte-load forms (the
-                 * one-lane kernel, or the vector form's own kernel: 8 lanes a quad over 16
-                 * blocks, 32 for the "long" case's 40 slabs) */
-                o.ws_off = (j == 2 && t == 1) || (j == 0 && t == 2) ? 4 : 0;
+                 * one-lane kernel, or the vector form's own kernels: 8 lanes a quad over 16
+                 * blocks, 32 over 40) */
+                o.ws_off = (j == 2 && t == 1) || (j == 6 && t == 2) ? 4 : 0;
                 o.init = GT_INIT_DECIMAL, o.repeats = o.det;
                 o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
                 gt_case(im, &p, &o, gt_rng_next(&r));
