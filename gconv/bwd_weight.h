@@ -2375,6 +2375,14 @@ static inline int gconv_impl_bww_splits(int user, int64_t base_blocks, int64_t u
     return s < 1 ? 1 : (int)s;
 }
 
+/* The finalize's vector form for a slab plan over 8 slabs (whole quads only): 8 lanes a quad,
+ * 32 from 32 slabs (gconv_impl_bww_finalize8_body). */
+static inline void gconv_impl_bww_fin_vec(gconv_impl_bww_params *P)
+{
+    if (P->mode == GCONV_IMPL_BWW_SLABS && P->splits > 8 && P->total % 4 == 0)
+        P->fl = 8, P->fvl = P->splits >= 32 ? 32 : 8;
+}
+
 /* Reduction mode from the splits: direct stores for one split, else slabs (deterministic, or
  * asked for) or fp32 atomics; the finalize kernel's form (fl, fvl). */
 static inline void gconv_impl_bww_set_mode(gconv_impl_bww_params *P, int slabs)
@@ -2386,17 +2394,11 @@ static inline void gconv_impl_bww_set_mode(gconv_impl_bww_params *P, int slabs)
     P->fvl = 8;
     /* from 32 slabs, where d_wei is whole quads: the vector form's 32 lanes a quad rather than
      * the one-element form's 32 lanes an element, summed serially (every such slab plan: DWR's
-     * depthwise ones, and DW / FEWC / GEMM / TC / BWS plans with 32 splits or more) */
-    if (P->fl == 32 && P->total % 4 == 0)
-        P->fl = 8, P->fvl = 32;
-}
-
-/* The finalize's vector form for a slab plan over 8 slabs (whole quads only): 8 lanes a quad,
- * 32 from 32 slabs, as gconv_impl_bww_set_mode (gconv_impl_bww_finalize8_body). */
-static inline void gconv_impl_bww_fin_vec(gconv_impl_bww_params *P)
-{
-    if (P->mode == GCONV_IMPL_BWW_SLABS && P->splits > 8 && P->total % 4 == 0)
-        P->fl = 8, P->fvl = P->splits >= 32 ? 32 : 8;
+     * depthwise ones, and DW / FEWC / GEMM / TC / BWS plans with 32 splits or more); fewer
+     * slabs keep the one-element or four-element forms here (BWH / BWN take the vector form
+     * from 9 slabs) */
+    if (P->splits >= 32)
+        gconv_impl_bww_fin_vec(P);
 }
 
 /* Whether the DWR kernel takes a depthwise problem: 3x3 filter, stride 1 or 2 on both axes,
@@ -3019,6 +3021,13 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
         return GCONV_OK;                                                                         \
     } while (0)
 
+/* The finalize's vector form, one kernel per load width VEC and lane count L (literals). */
+#define GCONV_IMPL_BWW_FIN_VEC_KERNEL(kname, VEC, L)                                             \
+    static __global__ void __launch_bounds__(256) kname(gconv_impl_bww_params P)                 \
+    {                                                                                            \
+        gconv_impl_bww_finalize8_body(&P, VEC, L);                                               \
+    }
+
 /* Kernels shared by every instantiation kind: finalize (one element or four a thread, four
  * over 8 or 32 slab lanes, split-tail tiles). */
 #define GCONV_IMPL_BWW_FIN_KERNEL(name)                                                          \
@@ -3030,22 +3039,10 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
     {                                                                                            \
         gconv_impl_bww_finalize4_body(&P);                                                       \
     }                                                                                            \
-    static __global__ void __launch_bounds__(256) name##_fin8(gconv_impl_bww_params P)           \
-    {                                                                                            \
-        gconv_impl_bww_finalize8_body(&P, 1, 8);                                                 \
-    }                                                                                            \
-    static __global__ void __launch_bounds__(256) name##_fin8u(gconv_impl_bww_params P)          \
-    {                                                                                            \
-        gconv_impl_bww_finalize8_body(&P, 0, 8);                                                 \
-    }                                                                                            \
-    static __global__ void __launch_bounds__(256) name##_fin32(gconv_impl_bww_params P)          \
-    {                                                                                            \
-        gconv_impl_bww_finalize8_body(&P, 1, 32);                                                \
-    }                                                                                            \
-    static __global__ void __launch_bounds__(256) name##_fin32u(gconv_impl_bww_params P)         \
-    {                                                                                            \
-        gconv_impl_bww_finalize8_body(&P, 0, 32);                                                \
-    }                                                                                            \
+    GCONV_IMPL_BWW_FIN_VEC_KERNEL(name##_fin8, 1, 8)                                             \
+    GCONV_IMPL_BWW_FIN_VEC_KERNEL(name##_fin8u, 0, 8)                                            \
+    GCONV_IMPL_BWW_FIN_VEC_KERNEL(name##_fin32, 1, 32)                                           \
+    GCONV_IMPL_BWW_FIN_VEC_KERNEL(name##_fin32u, 0, 32)                                          \
     static __global__ void __launch_bounds__(256) name##_fint(gconv_impl_bww_params P)           \
     {                                                                                            \
         gconv_impl_bww_finalize_tail_body(&P);                                                   \

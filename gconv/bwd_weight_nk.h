@@ -21,9 +21,9 @@
  * columns are cut into equal segments) of one image. Shared memory holds the unit's input
  * pixels with their halo, flattened to Wp = SW + (X - 1) * dw columns (pixel p = hr * Wp + hc
  * is input row oh0 - ph + hr, column ow0 - pw + hc; zero outside the image), and the unit's
- * d_out pixels as "virtual" pixels q = r * Wp + c (r < R, c < Wp; zero where c >= SW, past the image, or
- * q >= R * Wp): tap (ty, tx) of virtual pixel q reads halo pixel q + ty * dh * Wp + tx * dw,
- * as in the halo kernels of gconv/igemm_halo.h. Per unit the GEMM is
+ * d_out pixels as "virtual" pixels q = r * Wp + c (r < R, c < Wp; zero where c >= SW, past
+ * the image, or q >= R * Wp): tap (ty, tx) of virtual pixel q reads halo pixel q + ty * dh *
+ * Wp + tx * dw, as in the halo kernels of gconv/igemm_halo.h. Per unit the GEMM is
  *     d_wei[g][k][tap][c0 + c] += sum over q of halo[q + toff(tap)][c] * d_out[q][k],
  * M = the chunk's taps * 64 rows (tap-major, d_wei's GKYXC order), N = K (5 n-tiles of 8, the
  * columns past K zero), reduction over the unit's virtual pixels in k-steps of 16.
@@ -31,14 +31,16 @@
  * The math. The chunk's 4 * TG m-tiles (16 channels at one tap each) are dealt out MTW = 3
  * to a warp (12 warps for all 9 taps of a 3x3: a multiple of the 4 schedulers, whose tensor
  * pipes the barrier at each unit makes wait for the busiest; 9 warps of 4 m-tiles ran 3 on one
- * scheduler), each with all 5 n-tiles: 60 fp32 accumulators a thread. Per k-step a warp loads B (16 pixels x
- * 40 k) with two ldmatrix.x4.trans and one x2.trans from the d_out tile and, per m-tile, A (16
- * channels x 16 pixels) with one ldmatrix.x4.trans straight from the halo at the m-tile's tap
- * shift, then issues 15 m16n8k16 mma.sync; the next k-step's fragments are loaded before this
- * one's products. Slabs: one block per SM; the grid is persistent, each block taking a
- * contiguous range of units (ordered chunk, image, band, segment), so its accumulators carry
- * across the units of a chunk. Direct: one block per chunk, its range the chunk's units. Units arrive by cp.async into a ring of S = 3 buffers (2 where three do
- * not fit): the next two units' copies run under a unit's math (one barrier per unit).
+ * scheduler), each with all 5 n-tiles: 60 fp32 accumulators a thread. Per k-step a warp
+ * loads B (16 pixels x 40 k) with two ldmatrix.x4.trans and one x2.trans from the d_out tile
+ * and, per m-tile, A (16 channels x 16 pixels) with one ldmatrix.x4.trans straight from the
+ * halo at the m-tile's tap shift, then issues 15 m16n8k16 mma.sync; the next k-step's
+ * fragments are loaded before this one's products. Slabs: one block per SM; the grid is
+ * persistent, each block taking a contiguous range of units (ordered chunk, image, band,
+ * segment), so its accumulators carry across the units of a chunk. Direct: one block per
+ * chunk, its range the chunk's units. Units arrive by cp.async into a ring of S = 3 buffers
+ * (2 where three do not fit): the next two units' copies run under a unit's math (one barrier
+ * per unit).
  *
  * Hand-over, two ways (the plan picks one). Slabs (as the BWH kernel's): at the end of its
  * range or of a chunk a block stores its sums as slab `rank among the blocks sharing the

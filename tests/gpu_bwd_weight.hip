@@ -585,14 +585,16 @@ Test(bwd_weight, bwh_persistent, .timeout = 180)
  * crossing chunks, several slabs a chunk, the last block zero-filling the others; over 8 slabs
  * the finalize's vector form, 8 lanes a quad, with 16-byte loads or, from a workspace that is
  * not 16-byte aligned, 4-byte ones); with slabs over 40 blocks at all taps (the long case's 40
- * slabs: the vector form's 32 lanes a quad, asserted, both load widths); with chunks of 3 taps
- * (a last tap group of fewer taps for the 2x2 and 7-tap filters) both stored directly and
- * through slabs; and with all taps stored directly (one block per chunk, final values staged
- * in shared memory: 12 warps and the widest staging at 3x3), for fp16 NHWGC, bf16 GNHWC and bf16 in / fp32 out, alternating reduction modes
- * (deterministic repeated, bit for bit) and epilogues. That the plan takes each problem is
- * asserted, so the test cannot pass on another kernel. Last, a problem in its scope whose
- * dilation makes the halo of one row too large for shared memory (the plan's sizes once
- * overflowed 32 bits there) must be refused by the plan and run correctly elsewhere. */
+ * slabs on the H100: the vector form's 32 lanes a quad, asserted for every plan of 32 slabs or
+ * more, both load widths); with chunks of 3 taps (a last tap group of fewer taps for the 2x2
+ * and 7-tap filters) both stored directly and through slabs; and with all taps stored
+ * directly (one block per chunk, final values staged in shared memory: 12 warps and the
+ * widest staging at 3x3), for fp16 NHWGC, bf16 GNHWC and bf16 in / fp32 out, alternating
+ * reduction modes (deterministic repeated, bit for bit) and epilogues. That the plan takes
+ * each problem is asserted, so the test cannot pass on another kernel. Last, a problem in its
+ * scope whose dilation makes the halo of one row too large for shared memory (the plan's
+ * sizes once overflowed 32 bits there) must be refused by the plan and run correctly
+ * elsewhere. */
 static const gt_fixed gt_bwn_cases[] = {
     {"bwn k36", 2, 1, 2, 64, 36, {1, 13, 13}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
     {"bwn k40 segs", 2, 1, 1, 128, 40, {1, 9, 70}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
