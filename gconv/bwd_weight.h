@@ -1224,9 +1224,10 @@ static __device__ __forceinline__ void gconv_impl_bww_dw_body(const gconv_impl_b
  * d_out element is converted to fp32 once (the first version converted each input row once
  * per tap row, and the fp16 conversions, not the FMAs, bounded it). 2 / S steps past the
  * item's last d_out row finish its last input rows. Out-of-image rows and columns and d_out
- * columns past the right edge arrive as zeros, so they add nothing. Each element of in and
- * d_out is read from global memory once per item (input halo columns and the 3 - S halo rows
- * of an item again, mostly from L2).
+ * columns past the right edge arrive as zeros, so they add nothing; the d_out slots of those
+ * last steps are zeroed by plain stores (no test per element in the step). Each element of in
+ * and d_out is read from global memory once per item (input halo columns and the 3 - S halo
+ * rows of an item again, mostly from L2).
  *
  * The block then sums its pixel lanes in shared memory (the ring's memory) in lane order and
  * emits one partial per split (fixed order: deterministic). */
@@ -1314,13 +1315,15 @@ static __device__ __forceinline__ gconv_impl_igemm_u4 gconv_impl_bww_dwr_ld(cons
 }
 
 /* Copy `cols` vectors of VB bytes (a literal: 8 or 16) of one row into the ring at dst (vector
- * j at dst + j * nth * VB): element offset off0 + j * cs of tensor t, where bit j of mask says
- * the column exists and rowok the row; zeros elsewhere. off0 may point outside the tensor (left
- * padding): it is only formed into an address where the vector exists. */
+ * j at dst + j * nth * VB): byte address a0 + j * csb, where bit j of mask says the column
+ * exists and rowok the row; zeros elsewhere. a0 is integer arithmetic and may lie outside the
+ * tensor (left padding): it becomes a pointer only where the vector exists, t (the tensor)
+ * elsewhere. The address steps by one 64-bit add a column: the per-column 64-bit element
+ * offsets (multiply, shift, add) were most of the copies' instructions. */
 static __device__ __forceinline__ void gconv_impl_bww_dwr_row(unsigned char *dst, int nth,
                                                               const unsigned char *t,
-                                                              int64_t off0, int64_t cs,
-                                                              int rowok, unsigned mask, int es,
+                                                              uintptr_t a0, uintptr_t csb,
+                                                              int rowok, unsigned mask,
                                                               const int cols, const int l1,
                                                               const int VB)
 {
@@ -1328,12 +1331,29 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_row(unsigned char *dst
 #pragma unroll
     for (j = 0; j < cols; j++) {
         const int ok = rowok && ((mask >> j) & 1u);
-        const int64_t off = ok ? off0 + (int64_t)j * cs : 0;
-        const char *src = (const char *)t + off * es;
+        const char *src = ok ? (const char *)a0 : (const char *)t;
         if (VB == 16)
             gconv_impl_cp16_l1((uint4 *)(dst + j * nth * VB), src, ok, l1);
         else
             gconv_impl_cp8_ca((uint2 *)(dst + j * nth * VB), src, ok);
+        a0 += csb;
+    }
+}
+
+/* Zeros into `cols` ring vectors at dst (as gconv_impl_bww_dwr_row): the d_out slots of the
+ * steps past an item's last d_out row, so that those steps read zeros without a test per
+ * element. A plain store: the slot has no copy in flight (its last row was read this step, or
+ * the item has not started copying it). */
+static __device__ __forceinline__ void gconv_impl_bww_dwr_zero(unsigned char *dst, int nth,
+                                                               const int cols, const int VB)
+{
+    int j;
+#pragma unroll
+    for (j = 0; j < cols; j++) {
+        if (VB == 16)
+            *(uint4 *)(dst + j * nth * VB) = make_uint4(0u, 0u, 0u, 0u);
+        else
+            *(uint2 *)(dst + j * nth * VB) = make_uint2(0u, 0u);
     }
 }
 
@@ -1356,6 +1376,9 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
     unsigned char *rt = smem_raw + tid * VB;
     unsigned char *dr = rt + NR * SPAN * nth * VB; /* its d_out slots */
     float *red = (float *)smem_raw;
+    /* byte strides of input and d_out rows and columns */
+    const uintptr_t irs = (uintptr_t)(P->si.s[1] * es), ics = (uintptr_t)(P->si.s[2] * es);
+    const uintptr_t ors = (uintptr_t)(P->so.s[1] * es), ocs = (uintptr_t)(P->so.s[2] * es);
     float acc[3][3][8];
     int64_t q;
     int a, b, e, i;
@@ -1394,6 +1417,9 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
                                (int64_t)r0 * P->si.s[1] + (int64_t)iw0 * P->si.s[2] + c0;
             const int64_t ob = (int64_t)n * P->so.n + (int64_t)d * P->so.s[0] +
                                (int64_t)h0 * P->so.s[1] + (int64_t)wo0 * P->so.s[2] + c0;
+            /* their byte addresses (unsigned arithmetic: ib may lie before the tensor) */
+            const uintptr_t ia = (uintptr_t)in + (uintptr_t)(ib * es);
+            const uintptr_t oa = (uintptr_t)dout + (uintptr_t)(ob * es);
 #pragma unroll
             for (i = 0; i < SPAN; i++)
                 cmask |= (unsigned)((unsigned)(iw0 + i) < (unsigned)W) << i;
@@ -1417,19 +1443,24 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
                 for (m = m0; m < m1; m++)
                     if (m < M)
                         gconv_impl_bww_dwr_row(rt + m * SPAN * nth * VB, nth, in,
-                                               ib + (int64_t)m * P->si.s[1], P->si.s[2],
-                                               (unsigned)(r0 + m) < (unsigned)H, cmask, es, SPAN,
+                                               ia + (uintptr_t)m * irs, ics,
+                                               (unsigned)(r0 + m) < (unsigned)H, cmask, SPAN,
                                                GCONV_IMPL_BWW_DWR_CA, VB);
                 if (k < nrow)
                     gconv_impl_bww_dwr_row(dr + k * TW * nth * VB, nth, dout,
-                                           ob + (int64_t)k * P->so.s[1], P->so.s[2], 1, omask,
-                                           es, TW, 0, VB);
+                                           oa + (uintptr_t)k * ors, ocs, 1, omask, TW, 0, VB);
+                else
+                    gconv_impl_bww_dwr_zero(dr + k * TW * nth * VB, nth, TW, VB);
                 gconv_impl_cp_commit();
             }
             /* step k (rows past the item: the last 2 / S steps only finish its input rows):
              * d_out row k enters the window o (o[d] = d_out row k - d, zeros outside the
              * item), then window rows m = k * S + i, i < S, meet every d_out row of the window
              * they feed (m = (k - d) * S + ky) and die */
+            /* three steps unrolled: the window o's rows then change roles by renaming, not by
+             * 32 register moves a step (with the copies' addresses stepped in bytes, ~410 ->
+             * ~343 SASS instructions a stride-1 fp16 step; H200, bench/NOTES.md session 33) */
+#pragma unroll 3
             for (k = 0; k < nrow + 2 / S; k++) {
                 /* groups 0 .. k have landed; k + 1 .. k + PD may still fly */
                 gconv_impl_cp_wait(PD);
@@ -1446,7 +1477,7 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
                         gconv_impl_bww_dwr_ld(dr + (ds * TW + b) * nth * VB, VB);
 #pragma unroll
                     for (e = 0; e < 8; e++)
-                        o[0][b][e] = k < nrow && e < VEC ? gconv_impl_igemm_u4_elem(v, e, dt) : 0.0f;
+                        o[0][b][e] = e < VEC ? gconv_impl_igemm_u4_elem(v, e, dt) : 0.0f;
                 }
 #pragma unroll
                 for (i = 0; i < S; i++) {
@@ -1486,15 +1517,16 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
                         const int slot = sb + i < NR ? sb + i : sb + i - NR;
                         if (mn + i < M)
                             gconv_impl_bww_dwr_row(rt + slot * SPAN * nth * VB, nth, in,
-                                                   ib + (int64_t)(mn + i) * P->si.s[1],
-                                                   P->si.s[2],
+                                                   ia + (uintptr_t)(mn + i) * irs, ics,
                                                    (unsigned)(r0 + mn + i) < (unsigned)H, cmask,
-                                                   es, SPAN, GCONV_IMPL_BWW_DWR_CA, VB);
+                                                   SPAN, GCONV_IMPL_BWW_DWR_CA, VB);
                     }
                     if (kn < nrow)
                         gconv_impl_bww_dwr_row(dr + ds * TW * nth * VB, nth, dout,
-                                               ob + (int64_t)kn * P->so.s[1], P->so.s[2], 1,
-                                               omask, es, TW, 0, VB);
+                                               oa + (uintptr_t)kn * ors, ocs, 1, omask, TW, 0,
+                                               VB);
+                    else if (kn < nrow + 2 / S)
+                        gconv_impl_bww_dwr_zero(dr + ds * TW * nth * VB, nth, TW, VB);
                     gconv_impl_cp_commit();
                 }
                 sb = sb + S < NR ? sb + S : sb + S - NR;

@@ -81,10 +81,9 @@
 typedef struct gconv_impl_bwn_params {
     gconv_impl_bww_params w;  /* d_wei, workspace, reduction mode (splits = slabs) */
     int CH, K;                /* 64-channel chunks per group; output channels per group */
-    int TG, NTG, CT;          /* taps a block's chunk covers, tap groups, chunks per group
-                               * (CH * NTG) */
+    int TG, NTG;              /* taps a block's chunk covers, tap groups (CH * NTG chunks a
+                               * group) */
     int direct;               /* 1: one block per chunk stores final d_wei (no slabs) */
-    int srow;                 /* direct: floats per row of the staged sums (TG * 64 + 4) */
     int H, W, OH, OW;         /* input and output sizes (1D: H = OH = 1) */
     int X, taps, dh, dw, ph, pw;
     int R, SW, Wp, Q, P;      /* band rows, segment columns, tile width, virtual and halo pixels */
@@ -98,14 +97,23 @@ typedef struct gconv_impl_bwn_params {
     int out_n, out_h, out_w, out_g;
 } gconv_impl_bwn_params;
 
-#if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
-/* Chunk -> its group, 64-channel chunk within the group and first tap (tap group tgi covers
- * taps TG * tgi .. + TG - 1, the last group possibly fewer). */
-static __device__ __forceinline__ void gconv_impl_bwn_chunk(const gconv_impl_bwn_params *P,
-                                                            int chunk, int *g, int *cc, int *t0)
+/* Floats per row of the direct way's staged sums: TG taps of 64 channels, 4 more so that rows
+ * start in different banks. */
+static inline GCONV_HD int gconv_impl_bwn_srow(const gconv_impl_bwn_params *P)
 {
-    const int gg = chunk / P->CT, r = chunk - gg * P->CT, c = r / P->NTG;
-    *g = gg, *cc = c, *t0 = (r - c * P->NTG) * P->TG;
+    return P->TG * 64 + 4;
+}
+
+#if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
+/* Chunk -> its group, 64-channel chunk within the group, first tap and number of taps (tap
+ * group tgi covers taps TG * tgi .. + TG - 1, the last group possibly fewer). */
+static __device__ __forceinline__ void gconv_impl_bwn_chunk(const gconv_impl_bwn_params *P,
+                                                            int chunk, int *g, int *cc, int *t0,
+                                                            int *tn)
+{
+    const int ct = P->CH * P->NTG, gg = chunk / ct, r = chunk - gg * ct, c = r / P->NTG;
+    const int t = (r - c * P->NTG) * P->TG;
+    *g = gg, *cc = c, *t0 = t, *tn = P->taps - t < P->TG ? P->taps - t : P->TG;
 }
 
 /* Unit u -> its chunk, image, first output row and first output column. */
@@ -132,8 +140,8 @@ static __device__ __forceinline__ void gconv_impl_bwn_fill(const gconv_impl_bwn_
     int chunk, n, oh0, ow0, p, i;
     gconv_impl_bwn_unit(P, u, &chunk, &n, &oh0, &ow0);
     {
-        int g, cc, t0;
-        gconv_impl_bwn_chunk(P, chunk, &g, &cc, &t0);
+        int g, cc, t0, tn;
+        gconv_impl_bwn_chunk(P, chunk, &g, &cc, &t0, &tn);
         const int ih0 = oh0 - P->ph, iw0 = ow0 - P->pw;
         const int base = n * P->in_n + g * P->in_g + cc * 64 + q * 8;
         const int obase = n * P->out_n + g * P->out_g;
@@ -174,13 +182,13 @@ gconv_impl_bwn_emit(const gconv_impl_bwn_params *P,
 {
     const gconv_impl_bww_params *w = &P->w;
     const int lane = (int)threadIdx.x & 31, r8 = lane >> 2, c2 = (lane & 3) * 2;
-    int g, cc, t0;
-    gconv_impl_bwn_chunk(P, chunk, &g, &cc, &t0);
+    int g, cc, t0, tn;
+    gconv_impl_bwn_chunk(P, chunk, &g, &cc, &t0, &tn);
     int64_t b0, b1;
     gconv_impl_bww_chunk_blocks(chunk, P->per, P->blocks, P->units, &b0, &b1);
     const int slab = (int)blockIdx.x - (int)b0;
     const int s1 = (int)blockIdx.x == (int)b1 ? w->splits : slab + 1;
-    const int mts = 4 * (P->taps - t0 < P->TG ? P->taps - t0 : P->TG); /* m-tiles handed over */
+    const int mts = 4 * tn; /* m-tiles handed over */
     float *base = w->ws + (int64_t)slab * w->total + ((int64_t)g * P->K + c2) * w->Ncol;
     int jb[GCONV_IMPL_BWN_MTW], s, i, nt, e;
 #pragma unroll
@@ -226,10 +234,10 @@ gconv_impl_bwn_direct(const gconv_impl_bwn_params *P, float (*acc)[GCONV_IMPL_BW
                       int chunk, int warp, float *st)
 {
     const int tid = (int)threadIdx.x, nth = (int)blockDim.x;
-    const int lane = tid & 31, r8 = lane >> 2, c2 = (lane & 3) * 2, srow = P->srow;
-    int g, cc, t0, i, nt, e;
-    gconv_impl_bwn_chunk(P, chunk, &g, &cc, &t0);
-    const int tn = P->taps - t0 < P->TG ? P->taps - t0 : P->TG; /* taps of this chunk */
+    const int lane = tid & 31, r8 = lane >> 2, c2 = (lane & 3) * 2;
+    const int srow = gconv_impl_bwn_srow(P);
+    int g, cc, t0, tn, i, nt, e;
+    gconv_impl_bwn_chunk(P, chunk, &g, &cc, &t0, &tn);
 #pragma unroll
     for (i = 0; i < GCONV_IMPL_BWN_MTW; i++) {
         const int mt = GCONV_IMPL_BWN_MTW * warp + i;
@@ -318,12 +326,12 @@ static __device__ __forceinline__ void gconv_impl_bwn_aoff(const gconv_impl_bwn_
                                                            int chunk, int warp, int *aoff)
 {
     const int lane = (int)threadIdx.x & 31;
-    int g, cc, t0, i;
-    gconv_impl_bwn_chunk(P, chunk, &g, &cc, &t0);
+    int g, cc, t0, tn, i;
+    gconv_impl_bwn_chunk(P, chunk, &g, &cc, &t0, &tn);
 #pragma unroll
     for (i = 0; i < GCONV_IMPL_BWN_MTW; i++) {
         const int mt = GCONV_IMPL_BWN_MTW * warp + i, tl = mt >> 2;
-        const int tap = tl < P->TG && t0 + tl < P->taps ? t0 + tl : 0;
+        const int tap = tl < tn ? t0 + tl : 0;
         const int ty = tap / P->X, tx = tap - ty * P->X;
         aoff[i] = (ty * P->dh * P->Wp + tx * P->dw + (lane & 7) + (lane >> 4) * 8) *
                       GCONV_IMPL_BWN_PS + (mt & 3) * 32 + ((lane >> 3) & 1) * 16;
@@ -564,8 +572,8 @@ static inline int gconv_impl_bwn_plan(const gconv_problem *p, const gconv_impl_b
     memset(B, 0, sizeof *B);
     B->w = *W;
     B->CH = p->C / 64, B->K = p->K;
-    B->TG = TG, B->NTG = (taps + TG - 1) / TG, B->CT = B->CH * B->NTG;
-    B->direct = direct, B->srow = TG * 64 + 4;
+    B->TG = TG, B->NTG = (taps + TG - 1) / TG;
+    B->direct = direct;
     B->H = p->in[1], B->W = p->in[2], B->OH = OH, B->OW = OW;
     B->X = p->filter[2], B->taps = taps;
     B->dh = p->dilation[1], B->dw = p->dilation[2], B->ph = p->pad_lo[1], B->pw = p->pad_lo[2];
@@ -576,7 +584,7 @@ static inline int gconv_impl_bwn_plan(const gconv_problem *p, const gconv_impl_b
     B->buf_bytes = Pn * GCONV_IMPL_BWN_PS + Q * GCONV_IMPL_BWN_DS;
     B->in_n = (int)si.n, B->in_h = (int)si.s[1], B->in_w = (int)si.s[2], B->in_g = (int)si.g;
     B->out_n = (int)so.n, B->out_h = (int)so.s[1], B->out_w = (int)so.s[2], B->out_g = (int)so.g;
-    chunks = (int64_t)p->G * B->CT;
+    chunks = (int64_t)p->G * B->CH * B->NTG;
     B->w.chunk = 0; /* not used */
     if (direct) {
         /* one block per chunk, the sums final: no workspace, no finalize */
@@ -612,7 +620,7 @@ static inline int gconv_impl_bwn_plan(const gconv_problem *p, const gconv_impl_b
 static inline int gconv_impl_bwn_smem(const gconv_impl_bwn_params *B)
 {
     const int run = B->S * B->buf_bytes + (B->P + B->Q) * 8;
-    const int st = B->direct ? B->K * B->srow * 4 : 0;
+    const int st = B->direct ? B->K * gconv_impl_bwn_srow(B) * 4 : 0;
     return run > st ? run : st;
 }
 
