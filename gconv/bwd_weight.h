@@ -1316,9 +1316,9 @@ static __device__ __forceinline__ gconv_impl_igemm_u4 gconv_impl_bww_dwr_ld(cons
 
 /* Copy `cols` vectors of VB bytes (a literal: 8 or 16) of one row into the ring at dst (vector
  * j at dst + j * nth * VB): byte address a0 + j * csb, where bit j of mask says the column
- * exists and rowok the row; zeros elsewhere. a0 is integer arithmetic and may lie outside the
- * tensor (left padding): it becomes a pointer only where the vector exists, t (the tensor)
- * elsewhere. The address steps by one 64-bit add a column: the per-column 64-bit element
+ * exists and rowok the row; zeros elsewhere. a0 is integer arithmetic, and the addresses of
+ * out-of-image rows and columns (pads) may lie outside the tensor: an address becomes a pointer
+ * only where the vector exists, t (the tensor) elsewhere. The address steps by one 64-bit add a column: the per-column 64-bit element
  * offsets (multiply, shift, add) were most of the copies' instructions. */
 static __device__ __forceinline__ void gconv_impl_bww_dwr_row(unsigned char *dst, int nth,
                                                               const unsigned char *t,
@@ -1342,8 +1342,9 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_row(unsigned char *dst
 
 /* Zeros into `cols` ring vectors at dst (as gconv_impl_bww_dwr_row): the d_out slots of the
  * steps past an item's last d_out row, so that those steps read zeros without a test per
- * element. A plain store: the slot has no copy in flight (its last row was read this step, or
- * the item has not started copying it). */
+ * element. A plain store: the slot has no copy in flight (its last row was read this step;
+ * or, in the prologue, the item has not copied into it and the item before left no copies in
+ * flight, its copy groups past its last d_out row being empty). */
 static __device__ __forceinline__ void gconv_impl_bww_dwr_zero(unsigned char *dst, int nth,
                                                                const int cols, const int VB)
 {
@@ -1417,7 +1418,8 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
                                (int64_t)r0 * P->si.s[1] + (int64_t)iw0 * P->si.s[2] + c0;
             const int64_t ob = (int64_t)n * P->so.n + (int64_t)d * P->so.s[0] +
                                (int64_t)h0 * P->so.s[1] + (int64_t)wo0 * P->so.s[2] + c0;
-            /* their byte addresses (unsigned arithmetic: ib may lie before the tensor) */
+            /* their byte addresses (unsigned arithmetic: with pads, ib may lie outside the
+             * tensor) */
             const uintptr_t ia = (uintptr_t)in + (uintptr_t)(ib * es);
             const uintptr_t oa = (uintptr_t)dout + (uintptr_t)(ob * es);
 #pragma unroll
@@ -1458,8 +1460,8 @@ static __device__ __forceinline__ void gconv_impl_bww_dwr_body(const gconv_impl_
              * item), then window rows m = k * S + i, i < S, meet every d_out row of the window
              * they feed (m = (k - d) * S + ky) and die */
             /* three steps unrolled: the window o's rows then change roles by renaming, not by
-             * 32 register moves a step (with the copies' addresses stepped in bytes, ~410 ->
-             * ~343 SASS instructions a stride-1 fp16 step; H200, bench/NOTES.md session 33) */
+             * 32 register moves a step (with the copies' addresses stepped in bytes, 416 ->
+             * 343 SASS instructions a stride-1 fp16 step; H200, bench/NOTES.md session 33) */
 #pragma unroll 3
             for (k = 0; k < nrow + 2 / S; k++) {
                 /* groups 0 .. k have landed; k + 1 .. k + PD may still fly */
