@@ -55,6 +55,10 @@
 #include "fused_band.h"
 
 #define GCONV_IMPL_FR_THREADS 256 /* at most, per block */
+/* At stride 2 at most this many a block: more column segments, more and smaller blocks (H100,
+ * 144@56 s2 -> 32: 30.2-30.4 -> 29.4-29.6 us; at stride 1 144@56 and 192@28 lost 5 %,
+ * bench/NOTES.md session 33) */
+#define GCONV_IMPL_FR_THREADS_S2 128
 #define GCONV_IMPL_FR_SMEM GCONV_IMPL_SMEM_MAX
 #define GCONV_IMPL_FR_NA 4      /* A tiles (see the barrier argument above) */
 #define GCONV_IMPL_FR_TWMAX 4  /* output columns per thread (stride 1: 4, stride 2: 2) */
@@ -65,9 +69,11 @@
 #define GCONV_IMPL_FR_ENABLE 1
 #endif
 
-/* Output rows of prefetch in the rings (a tuning knob, 1 .. 3). */
+/* Output rows of prefetch in the rings (a tuning knob, 1 .. 3). H100, session 33: one row
+ * against two, 32@112 55.5-56.0 -> 54.6-55.3 us, 144@56 54.5 -> 53.9-54.0, 144@56 s2 30.9-31.6
+ * -> 30.2-30.4, 192@28 27.8 -> 27.5 (bench/NOTES.md) */
 #ifndef GCONV_IMPL_FR_PD
-#define GCONV_IMPL_FR_PD 2
+#define GCONV_IMPL_FR_PD 1
 #endif
 
 typedef struct gconv_impl_fr_params {
@@ -107,7 +113,7 @@ static inline int gconv_impl_fr_plan(const gconv_problem *p, int K1,
                                      gconv_impl_fr_params *F)
 {
     gconv_act_strides si, so;
-    int o[3], bpsm, best, hc;
+    int o[3], bpsm, best, hc, cap;
     memset(F, 0, sizeof *F);
     if (!GCONV_IMPL_FR_ENABLE || !gconv_impl_fb_scope(p, K1, a, dt, o, &si, &so))
         return 0;
@@ -126,14 +132,16 @@ static inline int gconv_impl_fr_plan(const gconv_problem *p, int K1,
     F->cvs = F->GK / 8;
     if (F->cvs > GCONV_IMPL_FR_THREADS)
         return 0;
-    /* column segments: as few as keep a block within GCONV_IMPL_FR_THREADS threads */
+    /* column segments: as few as keep a block within cap threads */
+    cap = F->SH == 2 && F->cvs <= GCONV_IMPL_FR_THREADS_S2 ? GCONV_IMPL_FR_THREADS_S2
+                                                          : GCONV_IMPL_FR_THREADS;
     F->wts = (F->OW + F->TW - 1) / F->TW;
-    F->segs = (F->cvs * F->wts + GCONV_IMPL_FR_THREADS - 1) / GCONV_IMPL_FR_THREADS;
+    F->segs = (F->cvs * F->wts + cap - 1) / cap;
     for (;;) {
         F->OWt = (F->OW + F->segs - 1) / F->segs;
         F->OWt = (F->OWt + F->TW - 1) / F->TW * F->TW;
         F->wts = F->OWt / F->TW;
-        if (F->cvs * F->wts <= GCONV_IMPL_FR_THREADS)
+        if (F->cvs * F->wts <= cap)
             break;
         F->segs++;
     }
