@@ -1098,8 +1098,10 @@ enum {
  * from the enclosing function). */
 #define GCONV_IMPL_FR_GO(name, F, stream, why, len)                                              \
     do {                                                                                         \
-        if ((F).SH == 1)                                                                         \
+        if ((F).SH == 1 && (F).TW == 4)                                                          \
             GCONV_IMPL_FUSED_GO_N(name##_fr1, (F).items, (F).BT, (F).smem, stream, F, why, len); \
+        if ((F).SH == 1) /* the narrow form */                                                   \
+            GCONV_IMPL_FUSED_GO_N(name##_fr3, (F).items, (F).BT, (F).smem, stream, F, why, len); \
         GCONV_IMPL_FUSED_GO_N(name##_fr2, (F).items, (F).BT, (F).smem, stream, F, why, len);     \
     } while (0)
 
@@ -1122,8 +1124,10 @@ enum {
     GCONV_IMPL_FUSED_KERNEL(name##_k3, T, GCONV_FUSED_TILE_64x128, MIDFN, EPIFN)                 \
     GCONV_IMPL_FUSED_KERNEL(name##_k4, T, GCONV_FUSED_TILE_64x256, MIDFN, EPIFN)                 \
     GCONV_IMPL_FB_KERNEL(name##_fb, T, MIDFN, EPIFN, MIDB, EPIB)                                 \
-    GCONV_IMPL_FR_KERNEL(name##_fr1, T, MIDFN, EPIFN, MIDB, EPIB, 1, 4)                          \
-    GCONV_IMPL_FR_KERNEL(name##_fr2, T, MIDFN, EPIFN, MIDB, EPIB, 2, 2)                          \
+    GCONV_IMPL_FR_KERNEL(name##_fr1, T, MIDFN, EPIFN, MIDB, EPIB, 1, 4, GCONV_IMPL_FR_THREADS, 1) \
+    GCONV_IMPL_FR_KERNEL(name##_fr2, T, MIDFN, EPIFN, MIDB, EPIB, 2, 2, GCONV_IMPL_FR_THREADS, 1) \
+    GCONV_IMPL_FR_KERNEL(name##_fr3, T, MIDFN, EPIFN, MIDB, EPIB, 1, 2, GCONV_IMPL_FR_THREADS_N, \
+                         2)                                                                      \
     GCONV_IMPL_FT_KERNEL(name##_ft, T, MIDFN, EPIFN, MIDB, EPIB)                                 \
     GCONV_IMPL_FUSED_UNUSED static inline int name##_supports(const gconv_problem *p, int K1,    \
                                                               char *why, size_t len)             \

@@ -59,6 +59,9 @@
  * 144@56 s2 -> 32: 30.2-30.4 -> 29.4-29.6 us; at stride 1 144@56 and 192@28 lost 5 %,
  * bench/NOTES.md session 33) */
 #define GCONV_IMPL_FR_THREADS_S2 128
+/* The narrow form (stride 1, two output columns a thread): at most this many threads a block,
+ * and registers for two such blocks a SM (gconv_impl_fr_plan says where it runs) */
+#define GCONV_IMPL_FR_THREADS_N 192
 #define GCONV_IMPL_FR_SMEM GCONV_IMPL_SMEM_MAX
 #define GCONV_IMPL_FR_NA 4      /* A tiles (see the barrier argument above) */
 #define GCONV_IMPL_FR_TWMAX 4  /* output columns per thread (stride 1: 4, stride 2: 2) */
@@ -106,6 +109,47 @@ static inline int gconv_impl_fr_smem_plan(gconv_impl_fr_params *F)
     return F->smem;
 }
 
+/* Column segments, block threads, A / w1 rows and shared memory of F (F->SH, NR, cvs, OW set)
+ * for TW output columns a thread and blocks of at most cap threads (cvs <= cap). 0 if the
+ * shared memory does not fit. */
+static inline int gconv_impl_fr_geom(gconv_impl_fr_params *F, int K1, int TW, int cap)
+{
+    F->TW = TW;
+    F->SPAN = (TW - 1) * F->SH + 3;
+    /* column segments: as few as keep a block within cap threads */
+    F->wts = (F->OW + TW - 1) / TW;
+    F->segs = (F->cvs * F->wts + cap - 1) / cap;
+    for (;;) {
+        F->OWt = (F->OW + F->segs - 1) / F->segs;
+        F->OWt = (F->OWt + TW - 1) / TW * TW;
+        F->wts = F->OWt / TW;
+        if (F->cvs * F->wts <= cap)
+            break;
+        F->segs++;
+    }
+    F->segs = (F->OW + F->OWt - 1) / F->OWt;
+    F->BT = (F->cvs * F->wts + 31) / 32 * 32;
+    F->OWp = (F->OWt + 15) / 16 * 16;
+    F->K1p = (K1 + 15) / 16 * 16;
+    /* 16-byte chunks per row: cvs rounded up to even (whole 16-channel k-steps; the pad
+     * chunk is zero in A and w1), + 1 (odd) */
+    F->AST = (F->cvs + (F->cvs & 1) + 1) * 16;
+    F->units = (F->OWp / 16) * (F->K1p / 16);
+    F->rnps = 16.0f / (float)F->K1p;
+    /* w1 above 64 KB (deep layers: few pixels per row, one block of few warps per SM) runs
+     * faster in the band kernel (H200: 576@14 -> 96, 71 against 48 us) */
+    return gconv_impl_fr_smem_plan(F) <= GCONV_IMPL_FR_SMEM && F->K1p * F->AST <= 64 * 1024;
+}
+
+/* Blocks of a planned F a SM by shared memory (1 KB reserved a block) and threads. */
+static inline int gconv_impl_fr_bpsm(const gconv_impl_fr_params *F)
+{
+    int b = (228 * 1024) / (F->smem + 1024);
+    if (b > 2048 / F->BT)
+        b = 2048 / F->BT;
+    return b < 1 ? 1 : b;
+}
+
 /* Plan the row kernel for problem p (the fused launcher has validated it). Returns 1 and fills
  * F if the problem is in scope, else 0. sms: the device's SM count. */
 static inline int gconv_impl_fr_plan(const gconv_problem *p, int K1,
@@ -126,45 +170,31 @@ static inline int gconv_impl_fr_plan(const gconv_problem *p, int K1,
     /* stride 1: 4 columns per thread (6 window columns: each converted element feeds 2 of
      * the 3 taps on average); stride 2: 2 (5 window columns) to keep the ring small */
     F->SH = p->stride[1];
-    F->TW = F->SH == 1 ? 4 : 2;
-    F->SPAN = (F->TW - 1) * F->SH + 3;
     F->NR = 3 + GCONV_IMPL_FR_PD * F->SH;
     F->cvs = F->GK / 8;
     if (F->cvs > GCONV_IMPL_FR_THREADS)
         return 0;
-    /* column segments: as few as keep a block within cap threads */
     cap = F->SH == 2 && F->cvs <= GCONV_IMPL_FR_THREADS_S2 ? GCONV_IMPL_FR_THREADS_S2
                                                           : GCONV_IMPL_FR_THREADS;
-    F->wts = (F->OW + F->TW - 1) / F->TW;
-    F->segs = (F->cvs * F->wts + cap - 1) / cap;
-    for (;;) {
-        F->OWt = (F->OW + F->segs - 1) / F->segs;
-        F->OWt = (F->OWt + F->TW - 1) / F->TW * F->TW;
-        F->wts = F->OWt / F->TW;
-        if (F->cvs * F->wts <= cap)
-            break;
-        F->segs++;
-    }
-    F->segs = (F->OW + F->OWt - 1) / F->OWt;
-    F->BT = (F->cvs * F->wts + 31) / 32 * 32;
-    F->OWp = (F->OWt + 15) / 16 * 16;
-    F->K1p = (K1 + 15) / 16 * 16;
-    /* 16-byte chunks per row: cvs rounded up to even (whole 16-channel k-steps; the pad
-     * chunk is zero in A and w1), + 1 (odd) */
-    F->AST = (F->cvs + (F->cvs & 1) + 1) * 16;
-    F->units = (F->OWp / 16) * (F->K1p / 16);
-    F->rnps = 16.0f / (float)F->K1p;
-    /* w1 above 64 KB (deep layers: few pixels per row, one block of few warps per SM) runs
-     * faster in the band kernel (H200: 576@14 -> 96, 71 against 48 us) */
-    if (gconv_impl_fr_smem_plan(F) > GCONV_IMPL_FR_SMEM || F->K1p * F->AST > 64 * 1024)
+    if (!gconv_impl_fr_geom(F, K1, F->SH == 1 ? 4 : 2, cap))
         return 0;
+    bpsm = gconv_impl_fr_bpsm(F);
+    /* stride 1 where the rings and A tiles of many channels leave one four-column block of
+     * fewer than 8 warps a SM: the narrow form, two columns a thread in blocks of at most
+     * GCONV_IMPL_FR_THREADS_N, if two of those fit a SM (H100, 192@28 -> 32: one block of 6
+     * warps, 27.2 us, against two, 25.2-25.8; where the four-column blocks already had 8
+     * warps, 144@56 and 32@112, two columns lost 20-27 %: each output converts 6 inputs
+     * instead of 4.5; bench/NOTES.md session 33) */
+    if (F->SH == 1 && bpsm == 1 && F->BT < 256 && F->cvs <= GCONV_IMPL_FR_THREADS_N) {
+        gconv_impl_fr_params N2 = *F;
+        if (gconv_impl_fr_geom(&N2, K1, 2, GCONV_IMPL_FR_THREADS_N) &&
+            gconv_impl_fr_bpsm(&N2) >= 2) {
+            *F = N2;
+            bpsm = gconv_impl_fr_bpsm(F);
+        }
+    }
     /* rows per item: the fewest waves of (blocks per SM x SMs) slots, counting about two rows
      * of ring fill per item */
-    bpsm = (228 * 1024) / (F->smem + 1024);
-    if (bpsm > 2048 / F->BT)
-        bpsm = 2048 / F->BT;
-    if (bpsm < 1)
-        bpsm = 1;
     best = -1;
     for (hc = 1; hc <= F->OH; hc++) {
         const int rh = (F->OH + hc - 1) / hc;
@@ -451,16 +481,17 @@ static __device__ __forceinline__ void gconv_impl_fr_body(const gconv_impl_fr_pa
     gconv_impl_cp_wait(0);
 }
 
-#define GCONV_IMPL_FR_KERNEL(kname, T, MIDFN, EPIFN, MIDB, EPIB, SH, TW)                         \
-    static __global__ void __launch_bounds__(GCONV_IMPL_FR_THREADS, 1)                           \
-        kname(gconv_impl_fr_params F)                                                            \
+/* One row kernel: stride SH, TW columns a thread, blocks of at most MAXT threads and MINB a SM
+ * (the narrow form: GCONV_IMPL_FR_THREADS_N, 2, so that its registers fit two blocks). */
+#define GCONV_IMPL_FR_KERNEL(kname, T, MIDFN, EPIFN, MIDB, EPIB, SH, TW, MAXT, MINB)             \
+    static __global__ void __launch_bounds__(MAXT, MINB) kname(gconv_impl_fr_params F)           \
     {                                                                                            \
         gconv_impl_fr_body(&F, T, MIDFN, EPIFN, MIDB, EPIB, SH, TW);                             \
     }
 
 #else /* no mma.sync: the row kernel is never planned (GCONV_IMPL_FB_ENABLE is 0) */
 
-#define GCONV_IMPL_FR_KERNEL(kname, T, MIDFN, EPIFN, MIDB, EPIB, SH, TW)                         \
+#define GCONV_IMPL_FR_KERNEL(kname, T, MIDFN, EPIFN, MIDB, EPIB, SH, TW, MAXT, MINB)             \
     static __global__ void kname(gconv_impl_fr_params F)                                         \
     {                                                                                            \
         (void)F;                                                                                 \

@@ -610,7 +610,8 @@ Test(fused_fwd, band_shapes, .timeout = 120)
  * segments (G / 8 * column tiles > 256 threads), output widths that are not a multiple of the
  * columns per thread, K1 of several 32-channel groups and odd, asymmetric pads, tall and short
  * row chunks, bands of one output row, a problem just above the row kernel's shared memory
- * (band kernel), the MobileNetV2 blocks, and narrow G (8 to 64: blocks of few threads);
+ * (band kernel), the MobileNetV2 blocks, the narrow form (two columns a thread: 256 channels at
+ * 12x40, 192 at 28x28), and narrow G (8 to 64: blocks of few threads);
  * each also with a plain final epilogue. {G, H, W, stride, pad lo, pad hi, K1, N} */
 Test(fused_fwd, rows_shapes, .timeout = 120)
 {
