@@ -1094,8 +1094,8 @@ enum {
     GCONV_IMPL_FUSED_FROM_GENERAL = 3
 };
 
-/* Launch row kernel name##_fr1 / _fr2 (stride 1 / 2) with plan F: one block per item (returns
- * from the enclosing function). */
+/* Launch row kernel name##_fr1 / _fr2 / _fr3 (stride 1 / stride 2 / stride 1 narrow, two
+ * columns a thread) with plan F: one block per item (returns from the enclosing function). */
 #define GCONV_IMPL_FR_GO(name, F, stream, why, len)                                              \
     do {                                                                                         \
         if ((F).SH == 1 && (F).TW == 4)                                                          \
@@ -1124,8 +1124,10 @@ enum {
     GCONV_IMPL_FUSED_KERNEL(name##_k3, T, GCONV_FUSED_TILE_64x128, MIDFN, EPIFN)                 \
     GCONV_IMPL_FUSED_KERNEL(name##_k4, T, GCONV_FUSED_TILE_64x256, MIDFN, EPIFN)                 \
     GCONV_IMPL_FB_KERNEL(name##_fb, T, MIDFN, EPIFN, MIDB, EPIB)                                 \
-    GCONV_IMPL_FR_KERNEL(name##_fr1, T, MIDFN, EPIFN, MIDB, EPIB, 1, 4, GCONV_IMPL_FR_THREADS, 1) \
-    GCONV_IMPL_FR_KERNEL(name##_fr2, T, MIDFN, EPIFN, MIDB, EPIB, 2, 2, GCONV_IMPL_FR_THREADS, 1) \
+    GCONV_IMPL_FR_KERNEL(name##_fr1, T, MIDFN, EPIFN, MIDB, EPIB, 1, 4, GCONV_IMPL_FR_THREADS,   \
+                         1)                                                                      \
+    GCONV_IMPL_FR_KERNEL(name##_fr2, T, MIDFN, EPIFN, MIDB, EPIB, 2, 2, GCONV_IMPL_FR_THREADS,   \
+                         1)                                                                      \
     GCONV_IMPL_FR_KERNEL(name##_fr3, T, MIDFN, EPIFN, MIDB, EPIB, 1, 2, GCONV_IMPL_FR_THREADS_N, \
                          2)                                                                      \
     GCONV_IMPL_FT_KERNEL(name##_ft, T, MIDFN, EPIFN, MIDB, EPIB)                                 \

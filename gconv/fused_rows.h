@@ -64,7 +64,8 @@
 #define GCONV_IMPL_FR_THREADS_N 192
 #define GCONV_IMPL_FR_SMEM GCONV_IMPL_SMEM_MAX
 #define GCONV_IMPL_FR_NA 4      /* A tiles (see the barrier argument above) */
-#define GCONV_IMPL_FR_TWMAX 4  /* output columns per thread (stride 1: 4, stride 2: 2) */
+#define GCONV_IMPL_FR_TWMAX 4  /* output columns per thread (stride 1: 4, or 2 in the narrow
+                                * form; stride 2: 2) */
 #define GCONV_IMPL_FR_SPANMAX 6 /* window columns per thread: (TW - 1) * SH + 3 */
 
 /* 0 leaves the row kernel out of the search (for measurements). */
@@ -111,7 +112,7 @@ static inline int gconv_impl_fr_smem_plan(gconv_impl_fr_params *F)
 
 /* Column segments, block threads, A / w1 rows and shared memory of F (F->SH, NR, cvs, OW set)
  * for TW output columns a thread and blocks of at most cap threads (cvs <= cap). 0 if the
- * shared memory does not fit. */
+ * shared memory does not fit or w1 is over 64 KB. */
 static inline int gconv_impl_fr_geom(gconv_impl_fr_params *F, int K1, int TW, int cap)
 {
     F->TW = TW;
@@ -168,7 +169,8 @@ static inline int gconv_impl_fr_plan(const gconv_problem *p, int K1,
         sms = 80;
     GCONV_IMPL_FB_FILL(F, p, K1, a, o, si, so);
     /* stride 1: 4 columns per thread (6 window columns: each converted element feeds 2 of
-     * the 3 taps on average); stride 2: 2 (5 window columns) to keep the ring small */
+     * the 3 taps on average; 2 in the narrow form below); stride 2: 2 (5 window columns) to
+     * keep the ring small */
     F->SH = p->stride[1];
     F->NR = 3 + GCONV_IMPL_FR_PD * F->SH;
     F->cvs = F->GK / 8;
