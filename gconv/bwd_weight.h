@@ -1318,8 +1318,9 @@ static __device__ __forceinline__ gconv_impl_igemm_u4 gconv_impl_bww_dwr_ld(cons
  * j at dst + j * nth * VB): byte address a0 + j * csb, where bit j of mask says the column
  * exists and rowok the row; zeros elsewhere. a0 is integer arithmetic, and the addresses of
  * out-of-image rows and columns (pads) may lie outside the tensor: an address becomes a pointer
- * only where the vector exists, t (the tensor) elsewhere. The address steps by one 64-bit add a column: the per-column 64-bit element
- * offsets (multiply, shift, add) were most of the copies' instructions. */
+ * only where the vector exists, t (the tensor) elsewhere. The address steps by one 64-bit add a
+ * column: the per-column 64-bit element offsets (multiply, shift, add) were most of the
+ * copies' instructions. */
 static __device__ __forceinline__ void gconv_impl_bww_dwr_row(unsigned char *dst, int nth,
                                                               const unsigned char *t,
                                                               uintptr_t a0, uintptr_t csb,

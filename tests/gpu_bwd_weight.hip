@@ -609,7 +609,7 @@ Test(bwd_weight, bwn, .timeout = 300)
 {
     /* {blocks, taps a chunk, way}: the plan's choice; slabs over 3 and 16 blocks; chunks of 3
      * taps stored directly and through slabs (a last group of fewer taps where 3 does not
-     * divide the filter's); all taps stored directly */
+     * divide the filter's); all taps stored directly; slabs over 40 blocks at all taps */
     static const int pins[7][3] = {{0, 0, -1}, {3, 0, 0}, {16, 0, 0}, {0, 3, 1},
                                    {0, 3, 0},  {0, 9, 1}, {40, 9, 0}};
     static const int types[3] = {GT_T_F16, GT_T_BF16, GT_T_BF32};

@@ -633,6 +633,22 @@ Test(fused_fwd, rows_shapes, .timeout = 120)
                          sh[i][3], sh[i][4], sh[i][4], 1, 1);
         c.p.pad_hi[1] = c.p.pad_hi[2] = sh[i][5];
         c.K1 = sh[i][6];
+        {
+            /* the narrow form (two columns a thread) is planned exactly for 256 channels at
+             * 12x40 and 192 at 28x28 (shared memory alone decides: any device); stand-in
+             * 16-byte aligned addresses, the plan reads none */
+            gconv_fused_fwd_args fa;
+            gconv_impl_fr_params F;
+            const int narrow = sh[i][3] == 1 && (sh[i][0] == 256 || sh[i][0] == 192);
+            memset(&fa, 0, sizeof fa);
+            fa.in = (const void *)(uintptr_t)0x1000, fa.w1 = (const void *)(uintptr_t)0x2000;
+            fa.out = (void *)(uintptr_t)0x3000;
+            if (gconv_impl_fr_plan(&c.p, c.K1, &fa, GCONV_F16, gconv_device_sm_count(), &F))
+                cr_expect((F.SH == 1 && F.TW == 2) == narrow, "G %d %dx%d s%d: TW %d",
+                          sh[i][0], sh[i][1], sh[i][2], sh[i][3], F.TW);
+            else
+                cr_expect(!narrow, "G %d %dx%d: no row plan", sh[i][0], sh[i][1], sh[i][2]);
+        }
         c.act0 = i % 3 == 0 ? gconv_relu6() : i % 3 == 1 ? gconv_clamp(-0.5f, 0.75f) : gconv_act_none();
         c.has_b0 = i % 4 != 0;
         c.has_b1 = i % 2;
