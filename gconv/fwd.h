@@ -1034,6 +1034,7 @@ static inline int gconv_impl_occupancy(const void *k, int threads, int smem)
         (H).dtma = 0; /* a staged residual's D by the copy engine: backward data's kernels */    \
         if (TRM)                                                                                 \
             gconv_impl_halo_dtma_setup(&(H));                                                    \
+        gconv_impl_halo_plan_wide(&(H)); /* four n-tiles: two m-tiles an item */                 \
         if ((H).NT == 1 && (H).epi.num_d > 0 && !(H).dtma)                                       \
             GCONV_IMPL_HALO_LAUNCH(name##_halo1, p, H, stream, why, len);                        \
         GCONV_IMPL_HALO_LAUNCH(name##_halo, p, H, stream, why, len);                             \

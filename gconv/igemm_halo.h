@@ -36,7 +36,8 @@
  * afford. The epilogue function receives the problem's own group and channel.
  *
  * Shared memory: two halo buffers [P pixels][64 channels + 8 pad] (144-byte rows: the 8 rows of
- * an ldmatrix, 8 consecutive pixels, fall in 8 distinct 16-byte bank groups); weights
+ * an ldmatrix, 8 consecutive pixels, fall in 8 distinct 16-byte bank groups; a wide plan of two
+ * images a unit holds two such halos a buffer); weights
  * [GB * NT * 8 rows][KS * 16 + 8] (KS = ceil(taps * C / 16) k-steps; rows k >= K and the
  * padding are zero; the odd number of 16-byte chunks per row keeps B's ldmatrix conflict-free);
  * per-lane ldmatrix offsets of every k-step (the common 3x3 shapes keep them in registers and
@@ -62,7 +63,10 @@
  * The math. A warp takes work items (group, MT consecutive 16-pixel m-tiles) and, for each
  * k-step, loads B for NT = ceil(K / 8) n-tiles (NT 1, 2 or 4, rounded up) and, per m-tile,
  * A with one ldmatrix.x4 straight from the halo (each lane addresses its own pixel and tap),
- * then issues MT x NT m16n8k16 mma.sync with MT = 4 / NT. The epilogue stores pairs of output
+ * then issues MT x NT m16n8k16 mma.sync with MT = 4 / NT, or MT = 2 with four n-tiles in the
+ * wide plans (gconv_impl_halo_plan_wide: a 32 x 32 warp tile, a third fewer shared-memory
+ * reads a mma; units of two images where an image is one small band, e.g. 7x7; H200, ResNeXt
+ * 1024@7 forward 16.2 -> 13.9 us, backward data 16.6 -> 14.2). The epilogue stores pairs of output
  * channels (32-bit) straight from the accumulators, except where a unit's GB * K <= 64
  * channels a pixel, every chunk is full and the output strides are 16-byte aligned: there the
  * warps pack their words into a staging tile in shared memory that the block then writes in
@@ -158,8 +162,11 @@ typedef struct gconv_impl_halo_params {
     int N, H, W, OH, OW;     /* images, input and output sizes (1D: H = OH = 1) */
     int X, dh, dw, ph, pw;   /* filter width, dilations, low pads (rows, columns) */
     int taps, TC, KS;        /* filter taps, taps * C, k-steps of 16 */
-    int R, Wp, NT, MTP;      /* band rows, tile width, n-tiles (m-tiles per item: 4 / NT),
-                                items per group */
+    int R, Wp, NT, MT, MTP;  /* band rows, tile width, n-tiles, m-tiles per item (4 / NT, or
+                                2 for the wide four-n-tile plans), items per group and image */
+    int IM, NIMG, himg;      /* images a unit (2: gconv_impl_halo_plan_wide), the batch's
+                                images (N is then the units' image slots), bytes of one
+                                image's halo in a buffer */
     int P;                   /* halo pixels (with slack for the last m-tile's taps) */
     int Q;                   /* virtual output pixels covered by the items */
     int wrow;                /* weight row length in shared memory (elements) */
@@ -285,7 +292,7 @@ static __device__ __forceinline__ unsigned gconv_impl_halo_epi_pair(const gconv_
 #endif
 
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
-/* One k-step of an item: B of NT n-tiles from the weight rows at bs, A of MT = 4 / NT m-tiles
+/* One k-step of an item: B of NT n-tiles from the weight rows at bs, A of MT m-tiles
  * from the halo at a0 (16 pixels further per m-tile), MT x NT mma into acc. tail: the k-step's
  * second 8 columns lie past taps * C (their A registers are zeroed). TR (a literal): the
  * weights are stored k-major (wtr) and B comes through ldmatrix.trans, n-tile pairs 32 bytes
@@ -293,9 +300,8 @@ static __device__ __forceinline__ unsigned gconv_impl_halo_epi_pair(const gconv_
 static __device__ __forceinline__ void gconv_impl_halo_kstep(float (*acc)[4][4], unsigned bs,
                                                              unsigned a0, int wrow2, int tail,
                                                              gconv_dtype dt, const int NT,
-                                                             const int TR)
+                                                             const int MT, const int TR)
 {
-    const int MT = 4 / NT;
     unsigned b[4][2];
     int mt, nt;
     if (NT == 1) {
@@ -355,9 +361,9 @@ static __device__ __forceinline__ void gconv_impl_halo_store(const gconv_impl_ha
                                                              const unsigned *dv, unsigned *og,
                                                              const int *pixrel, int m0, int r8,
                                                              int q2, int qlim, const int NT,
-                                                             const int FAST)
+                                                             const int MT, const int FAST)
 {
-    const int MT = 4 / NT, K = P->K;
+    const int K = P->K;
     const int64_t wo = og - (unsigned *)P->out;
     /* the activation's kind and bounds once (H100, ResNeXt with ReLU6: +22-30 % over none
      * with the kind tested per value, bench/NOTES.md) */
@@ -400,8 +406,11 @@ static __device__ __forceinline__ void gconv_impl_halo_store(const gconv_impl_ha
 }
 #endif
 
-/* The items of one unit for NT n-tiles (a literal: 1, 2 or 4) and MT = 4 / NT m-tiles per
- * item, so that every loop unrolls and the accumulators stay in registers. KSL: 0, or the
+/* The items of one unit for NT n-tiles (a literal: 1, 2 or 4) and MT m-tiles per item (a
+ * literal: 4 / NT, or 2 with four n-tiles, the wide plans), so that every loop unrolls and
+ * the accumulators stay in registers. XI (a literal): the unit may hold ni = 2 images (wide
+ * plans; items ordered image, group, m-tile group; image 1's halo himg bytes after image 0's,
+ * its outputs an image stride on), else ni is 1. KSL: 0, or the
  * k-step count as a literal (the common 3x3 shapes): the k loop then unrolls completely and
  * takes the lanes' A offsets from ko (registers, loaded once per block) instead of shared
  * memory. halo: this unit's halo buffer; ob2: output offset of (image n, band row 0) in 32-bit
@@ -413,20 +422,22 @@ static __device__ __forceinline__ void gconv_impl_halo_store(const gconv_impl_ha
 static __device__ __forceinline__ void gconv_impl_halo_items(
     const gconv_impl_halo_params *P, gconv_dtype dt, gconv_impl_epi_fn epi, int plain, int fastd,
     const unsigned char *halo, const unsigned char *wsm, const int *offs, const int *ko,
-    const int *boffs, const int *pixrel, unsigned *stage, int n, int oh0, int qlim, int ob2,
-    int g0, int gv, int gl0, int mi0, const int NT, const int KSL, const int TR, const int F1,
-    const int SD, unsigned dbar, unsigned dph)
+    const int *boffs, const int *pixrel, unsigned *stage, int n, int ni, int oh0, int qlim,
+    int ob2, int g0, int gv, int gl0, int mi0, const int NT, const int MT, const int XI,
+    const int KSL, const int TR, const int F1, const int SD, unsigned dbar, unsigned dph)
 {
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
-    const int MT = 4 / NT;
     const int lane = (int)threadIdx.x & 31, warp = (int)threadIdx.x >> 5;
     const int r8 = lane >> 2, q2 = (lane & 3) * 2;
     const int C = P->C, K = P->K, wrow2 = P->wrow * 2, mtp = P->MTP;
-    const int items = gv * mtp, ksf = P->TC & 15 ? P->TC >> 4 : -1, ksteps = P->KS;
+    const int items = (XI ? ni : 1) * gv * mtp, ksf = P->TC & 15 ? P->TC >> 4 : -1, ksteps = P->KS;
     const unsigned sbase = gconv_impl_igemm_smem_addr(halo), wbase_s = gconv_impl_igemm_smem_addr(wsm);
     /* this lane's output words: channel pair q2 / 2 of every n-tile's 4 */
     unsigned *out = (unsigned *)P->out + ob2 + (q2 >> 1);
-    int it, gl = gl0, mi = mi0;
+    int it, gl = gl0, mi = mi0, img = 0;
+    if (XI) /* gl0 counts groups over the unit's images */
+        while (gl >= gv)
+            gl -= gv, img++;
     for (it = warp; it < items; it += GCONV_IMPL_HALO_THREADS / 32) {
         /* item it = (group gl, m-tiles from mi * MT): advanced without dividing */
         const int m0 = mi * MT * 16;
@@ -435,15 +446,16 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
          * gl * NT * 8 + 8 * (nt + (lane >> 4)) + (lane & 7), k half (lane >> 3) & 1 (x2: lanes
          * 0-15 only; rows k >= K are zero in shared memory); wtr (TR): from group gl's block
          * plus boffs */
-        const unsigned asm0 = sbase + (unsigned)(m0 * GCONV_IMPL_HALO_PS + gl * C * 2);
+        const unsigned asm0 = sbase + (unsigned)((XI ? img * P->himg : 0) +
+                                                 m0 * GCONV_IMPL_HALO_PS + gl * C * 2);
         const unsigned bsm =
             TR ? wbase_s + (unsigned)(gl * P->wgs)
                : wbase_s + (unsigned)((gl * NT * 8 + ((lane >> 4) << 3) + (lane & 7)) * wrow2 +
                                       ((lane >> 3) & 1) * 16);
-        const int g = g0 + gl;
-        unsigned *og = out + ((g * K) >> 1);
+        const int g = g0 + gl, nimg = n + (XI ? img : 0);
+        unsigned *og = out + ((g * K) >> 1) + (XI ? img * (P->out_n >> 1) : 0);
         float acc[4][4][4];
-        unsigned dv[8]; /* one D tensor in the output's layout: its words, loaded before the
+        unsigned dv[16]; /* one D tensor in the output's layout: its words, loaded before the
                            math so that their latency overlaps it */
         int ks, mt, nt, e;
         if (fastd && P->epi.num_d == 1 && !dbar) {
@@ -474,18 +486,19 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
             /* offsets from registers up to GCONV_IMPL_HALO_KO_MAX k-steps, else one LDS each */
             const int o = KSL <= GCONV_IMPL_HALO_KO_MAX ? ko[ks] : offs[ks * 32 + lane];
             gconv_impl_halo_kstep(acc, bsm + (TR ? (unsigned)boffs[ks * 32 + lane] : ks * 32u),
-                                  asm0 + o, wrow2, ks == KSL - 1 && ksf >= 0, dt, NT, TR);
+                                  asm0 + o, wrow2, ks == KSL - 1 && ksf >= 0, dt, NT, MT, TR);
         }
         if (!KSL)
             for (ks = 0; ks < ksteps; ks++)
                 gconv_impl_halo_kstep(acc,
                                       bsm + (TR ? (unsigned)boffs[ks * 32 + lane] : ks * 32u),
-                                      asm0 + offs[ks * 32 + lane], wrow2, ks == ksf, dt, NT, TR);
+                                      asm0 + offs[ks * 32 + lane], wrow2, ks == ksf, dt, NT, MT,
+                                      TR);
         /* epilogue: accumulators e, e + 1 of tile (mt, nt) are virtual pixel
          * q = m0 + 16 * mt + r8 (+8 for e = 2), output channels k = 8 * nt + q2, k + 1 of
          * group g: the 32-bit word (g * K + k) / 2 past the pixel's (pixrel holds its offset
          * from the band's first row in words; K, k even) */
-        if ((F1 || SD || NT > 1) && P->ostage && epi == gconv_impl_epilogue_apply) {
+        if (!XI && (F1 || SD || NT > 1) && P->ostage && epi == gconv_impl_epilogue_apply) {
             /* pack into the unit's staging tile: word (gl K + 8 nt + q2) / 2 of pixel q. Only
              * for the built-in epilogue (ostage: a plain struct, or D tensors in the output's
              * layout): a user op gets every value. The test is on epi, a constant here, not on
@@ -519,9 +532,9 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
                         }
         } else {
             if (plain)
-                gconv_impl_halo_store(P, dt, acc, dv, og, pixrel, m0, r8, q2, qlim, NT, 0);
+                gconv_impl_halo_store(P, dt, acc, dv, og, pixrel, m0, r8, q2, qlim, NT, MT, 0);
             else if (fastd)
-                gconv_impl_halo_store(P, dt, acc, dv, og, pixrel, m0, r8, q2, qlim, NT, 1);
+                gconv_impl_halo_store(P, dt, acc, dv, og, pixrel, m0, r8, q2, qlim, NT, MT, 1);
             else {
                 /* the epilogue function, rolled: its code exists once, not once per unrolled
                  * accumulator (that filled the instruction cache and slowed the plain path
@@ -550,11 +563,11 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
                         const float *v = t + (jm * NT + jn) * 4 + jh * 2;
                         og[(unsigned)po + jn * 4] =
                             epi == gconv_impl_epilogue_apply
-                                ? gconv_impl_halo_epi_pair(&P->epi, dt, v[0], v[1], gg, n, kk,
-                                                           oh, ow)
+                                ? gconv_impl_halo_epi_pair(&P->epi, dt, v[0], v[1], gg, nimg,
+                                                           kk, oh, ow)
                                 : gconv_impl_halo_pack(
-                                      epi(&P->epi, dt, v[0], gg, n, kk, 0, oh, ow),
-                                      epi(&P->epi, dt, v[1], gg, n, kk + 1, 0, oh, ow), dt);
+                                      epi(&P->epi, dt, v[0], gg, nimg, kk, 0, oh, ow),
+                                      epi(&P->epi, dt, v[1], gg, nimg, kk + 1, 0, oh, ow), dt);
                     }
                 }
             }
@@ -565,11 +578,15 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
         else
             while (mi >= mtp)
                 mi -= mtp, gl++;
+        if (XI)
+            while (gl >= gv)
+                gl -= gv, img++;
     }
 #else
     (void)P, (void)dt, (void)epi, (void)plain, (void)fastd, (void)halo, (void)wsm, (void)offs, (void)ko;
-    (void)pixrel, (void)n, (void)oh0, (void)qlim, (void)ob2, (void)g0, (void)gv, (void)gl0;
-    (void)mi0, (void)NT, (void)boffs, (void)TR, (void)F1, (void)SD, (void)stage;
+    (void)pixrel, (void)n, (void)ni, (void)MT, (void)XI, (void)oh0, (void)qlim, (void)ob2;
+    (void)g0, (void)gv, (void)gl0, (void)mi0, (void)NT, (void)boffs, (void)TR, (void)F1, (void)SD;
+    (void)stage;
     (void)KSL, (void)dbar, (void)dph;
 #endif
 }
@@ -650,6 +667,22 @@ static __device__ __forceinline__ void gconv_impl_halo_fill(const gconv_impl_hal
                                                in + (ok ? (unsigned)(uoff + t[j].x) : 0u), ok, CA);
         }
     }
+}
+
+/* The halo copies of a unit whose image slot is `slot`: images slot * IM .. (P->IM: two in a
+ * wide plan, the second, himg bytes on in the buffer, only where the batch has it). XI (a
+ * literal): the caller may have a wide plan. */
+static __device__ __forceinline__ void gconv_impl_halo_fill_unit(const gconv_impl_halo_params *P,
+                                                                 unsigned char *halo,
+                                                                 const int2 *pixin, int slot,
+                                                                 int oh0, int g0, int gv,
+                                                                 const int CA, const int FB,
+                                                                 const int XI)
+{
+    const int n0 = XI ? slot * P->IM : slot;
+    gconv_impl_halo_fill(P, halo, pixin, n0, oh0, g0, gv, CA, FB);
+    if (XI && P->IM == 2 && n0 + 1 < P->NIMG)
+        gconv_impl_halo_fill(P, halo + P->himg, pixin, n0 + 1, oh0, g0, gv, CA, FB);
 }
 
 /* Issue the cp.async copies of a chunk's weights (groups g0 .. g0 + gv - 1): row
@@ -793,15 +826,16 @@ static __device__ __forceinline__ void gconv_impl_halo_tma(unsigned dst, const v
 }
 #endif
 
-/* The unit loop of a block for NT n-tiles and KSL (see gconv_impl_halo_items; literals): units
- * [u, uend), the first one's weights and halo already issued into buffer 0; TR: wtr; DT (a
- * literal): the plan's dtma (a residual's D by the copy engine; its own instantiation, so that
- * the other loops keep their code). */
+/* The unit loop of a block for NT n-tiles, MT m-tiles an item, XI and KSL (see
+ * gconv_impl_halo_items; literals): units [u, uend), the first one's weights and halo already
+ * issued into buffer 0; TR: wtr; DT (a literal): the plan's dtma (a residual's D by the copy
+ * engine; its own instantiation, so that the other loops keep their code). */
 static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_halo_params *P,
                                                             gconv_dtype dt, gconv_impl_epi_fn epi,
                                                             int plain, int fastd,
                                                             unsigned char *smem, int u,
-                                                            int uend, const int NT, const int KSL,
+                                                            int uend, const int NT, const int MT,
+                                                            const int XI, const int KSL,
                                                             const int TR, const int FB,
                                                             const int DT)
 {
@@ -863,7 +897,10 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
         int g0;
         const int gv = gconv_impl_halo_gv(P, chunk, &g0);
         const int oh0 = band * P->R, rows = P->OH - oh0 < P->R ? P->OH - oh0 : P->R;
-        const int ob2 = (n * P->out_n + oh0 * P->out_h) >> 1;
+        /* n is the unit's image slot: its first image n0, ni images (wide plans: two, but one
+         * in the last slot of an odd batch) */
+        const int n0 = XI ? n * P->IM : n, ni = XI && P->IM == 2 && n0 + 1 < P->NIMG ? 2 : 1;
+        const int ob2 = (n0 * P->out_n + oh0 * P->out_h) >> 1;
         const unsigned char *cur = smem + buf * hb;
         unsigned char *nxt = smem + (buf ^ 1) * hb;
         int nchunk = chunk, nn = n, nband = band, same;
@@ -892,7 +929,8 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
 #endif
             tnext = 1;
         } else if (same) {
-            gconv_impl_halo_fill(P, nxt, pixin, nn, nband * P->R, g0, gv, GCONV_IMPL_HALO_CA, FB);
+            gconv_impl_halo_fill_unit(P, nxt, pixin, nn, nband * P->R, g0, gv, GCONV_IMPL_HALO_CA,
+                                      FB, XI);
         }
 #if GCONV_IMPL_HAS_WGMMA
         if (dtma && threadIdx.x == 0) {
@@ -915,8 +953,8 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
         {
             unsigned *st = stage + (dtma ? (j & 1) * P->Q * GCONV_IMPL_HALO_SROW : 0);
             gconv_impl_halo_items(P, dt, epi, plain, fastd, cur, wsm, offs, ko, boffs, pixrel,
-                                  st, n, oh0, rows * P->Wp, ob2, g0, gv, gl0, mi0, NT, KSL, TR,
-                                  FB == 8, (FB == 1 && NT == 1) || DT,
+                                  st, n0, ni, oh0, rows * P->Wp, ob2, g0, gv, gl0, mi0, NT, MT,
+                                  XI, KSL, TR, FB == 8, (FB == 1 && NT == 1) || DT,
                                   dtma ? tbar + 16u + 8u * (unsigned)(j & 1) : 0u,
                                   (unsigned)(j >> 1) & 1u);
             if (P->ostage && epi == gconv_impl_epilogue_apply) {
@@ -931,8 +969,8 @@ static __device__ __forceinline__ void gconv_impl_halo_loop(const gconv_impl_hal
             const int ngv = gconv_impl_halo_gv(P, nchunk, &ng0);
             __syncthreads();
             gconv_impl_halo_wfill(P, smem + 2 * hb, ng0, ngv);
-            gconv_impl_halo_fill(P, nxt, pixin, nn, nband * P->R, ng0, ngv, GCONV_IMPL_HALO_CA,
-                                 FB);
+            gconv_impl_halo_fill_unit(P, nxt, pixin, nn, nband * P->R, ng0, ngv,
+                                      GCONV_IMPL_HALO_CA, FB, XI);
             gconv_impl_igemm_cp_commit();
         }
         chunk = nchunk, n = nn, band = nband, tin = tnext;
@@ -1021,7 +1059,8 @@ static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_hal
         int chunk, n, band, g0, gv;
         gconv_impl_halo_unit(P, u, &chunk, &n, &band);
         gv = gconv_impl_halo_gv(P, chunk, &g0);
-        gconv_impl_halo_fill(P, smem, pixin, n, band * P->R, g0, gv, GCONV_IMPL_HALO_CA, 1);
+        gconv_impl_halo_fill_unit(P, smem, pixin, n, band * P->R, g0, gv, GCONV_IMPL_HALO_CA, 1,
+                                  !NT1 && NT == 4);
         gconv_impl_igemm_cp_commit();
     }
     /* the 3x3 shapes with C = K (8: 5 k-steps, 16: 9, 32: 18) unroll their k loop. FB = 8 (the
@@ -1035,37 +1074,44 @@ static __device__ __forceinline__ void gconv_impl_halo_body(const gconv_impl_hal
      * shapes) get loops of their own, in every device pass: where the copy engine cannot run
      * (no sm_90a code, or a shared-memory base not 128-byte aligned) those loops stage the
      * epilogue's words from the items' own D loads (SD), as the plan's kernel choice needs */
-#define GCONV_IMPL_HALO_GO1(nt_, ksl_, tr_)                                                      \
+    /* wide plans (gconv_impl_halo_plan_wide: four n-tiles, two m-tiles an item) have loops of
+     * their own, never dtma (the plan is not staged) */
+#define GCONV_IMPL_HALO_GO1(nt_, mt_, ksl_, tr_)                                                 \
     do {                                                                                         \
-        if (TRM && !NT1 && (ksl_) && P->dtma)                                                    \
-            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, nt_, ksl_, tr_,        \
-                                 (nt_) == 1 && !NT1 ? 8 : 1, 1);                                 \
+        if (TRM && !NT1 && (ksl_) && (nt_) * (mt_) == 4 && P->dtma)                              \
+            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, nt_, mt_, 0, ksl_,     \
+                                 tr_, (nt_) == 1 && !NT1 ? 8 : 1, 1);                            \
         else                                                                                     \
-            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, nt_, ksl_, tr_,        \
-                                 (nt_) == 1 && !NT1 ? 8 : 1, 0);                                 \
+            gconv_impl_halo_loop(P, dt, epi, plain, fastd, smem, u, uend, nt_, mt_,              \
+                                 (nt_) * (mt_) == 8, ksl_, tr_, (nt_) == 1 && !NT1 ? 8 : 1, 0);  \
     } while (0)
-#define GCONV_IMPL_HALO_GO(nt_, ksl_)                                                            \
+#define GCONV_IMPL_HALO_GO(nt_, mt_, ksl_)                                                       \
     do {                                                                                         \
         if (TRM && P->wtr)                                                                       \
-            GCONV_IMPL_HALO_GO1(nt_, ksl_, 1);                                                   \
+            GCONV_IMPL_HALO_GO1(nt_, mt_, ksl_, 1);                                              \
         else                                                                                     \
-            GCONV_IMPL_HALO_GO1(nt_, ksl_, 0);                                                   \
+            GCONV_IMPL_HALO_GO1(nt_, mt_, ksl_, 0);                                              \
     } while (0)
     if (NT1 || NT == 1) {
         if (P->KS == 5)
-            GCONV_IMPL_HALO_GO(1, 5);
+            GCONV_IMPL_HALO_GO(1, 4, 5);
         else
-            GCONV_IMPL_HALO_GO(1, 0);
+            GCONV_IMPL_HALO_GO(1, 4, 0);
     } else if (NT == 2) {
         if (P->KS == 9)
-            GCONV_IMPL_HALO_GO(2, 9);
+            GCONV_IMPL_HALO_GO(2, 2, 9);
         else
-            GCONV_IMPL_HALO_GO(2, 0);
+            GCONV_IMPL_HALO_GO(2, 2, 0);
+    } else if (P->MT == 2) {
+        if (P->KS == 18)
+            GCONV_IMPL_HALO_GO(4, 2, 18);
+        else
+            GCONV_IMPL_HALO_GO(4, 2, 0);
     } else {
         if (P->KS == 18)
-            GCONV_IMPL_HALO_GO(4, 18);
+            GCONV_IMPL_HALO_GO(4, 1, 18);
         else
-            GCONV_IMPL_HALO_GO(4, 0);
+            GCONV_IMPL_HALO_GO(4, 1, 0);
     }
 #undef GCONV_IMPL_HALO_GO
 #undef GCONV_IMPL_HALO_GO1
@@ -1203,7 +1249,8 @@ static inline int gconv_impl_halo_plan(const gconv_problem *p, gconv_dtype dt, c
     P->dh = p->dilation[1], P->dw = p->dilation[2];
     P->ph = p->pad_lo[1], P->pw = p->pad_lo[2];
     P->taps = taps, P->TC = TC, P->KS = KS;
-    P->R = R, P->Wp = Wp, P->NT = NT, P->MTP = MTP;
+    P->R = R, P->Wp = Wp, P->NT = NT, P->MT = MT, P->MTP = MTP;
+    P->IM = 1, P->NIMG = p->N, P->himg = halo;
     P->P = Pn, P->Q = 16 * MT * MTP, P->wrow = wrow;
     P->bands = (OH + R - 1) / R;
     P->units = (int)units, P->blocks = (int)units, P->uq = 1, P->ur = 0;
@@ -1266,6 +1313,49 @@ static inline void gconv_impl_halo_plan_stage(gconv_impl_halo_params *P)
         P->out_n % 8 || off + P->Q * GCONV_IMPL_HALO_SROW * 4 > lim)
         return;
     P->ostage = 1, P->stage_off = off;
+}
+
+/* Wide warp tiles for the four-n-tile plans (K > 16, in practice C = K = 32): an item of two
+ * m-tiles (32 x 32 outputs: per k-step two A and two B ldmatrix.x4 for 8 mma, against one A and
+ * two B for 4: the k loop is bound by those shared-memory reads; H100, a probe without a third
+ * of them ran ResNeXt 1024@7 forward 16.2 -> 13.7 us, bench/NOTES.md). An item is then twice
+ * the work, so a unit has half the items: where its band is the whole image (a 7x7 layer: 4
+ * m-tiles a group, 4 items instead of 8 for 8 warps) the unit takes two images (P->IM = 2; N
+ * becomes the units' image slots, the halo buffers hold both images' halos, himg bytes apart);
+ * where the image has several bands of too few rows (28x28: two rows, 4 m-tiles) the bands
+ * get twice the rows. Taken where the wide unit has at least as many items as the warps (or
+ * as the plain plan),
+ * for unstaged plans without the copy engine (staged or dtma plans keep one image a unit),
+ * and where the shared memory holds it. Called last, after gconv_impl_halo_plan_stage and the
+ * copy-engine setups. GCONV_IMPL_HALO_WIDE 0 turns it off. */
+#ifndef GCONV_IMPL_HALO_WIDE
+#define GCONV_IMPL_HALO_WIDE 1
+#endif
+static inline void gconv_impl_halo_plan_wide(gconv_impl_halo_params *P)
+{
+    const int warps = GCONV_IMPL_HALO_THREADS / 32, ext = P->P - P->Q; /* the taps' reach */
+    const int items1 = P->GB * ((P->R * P->Wp + 15) / 16), lim = items1 < warps ? items1 : warps;
+    int R = P->R, bands = P->bands, mtp = ((R * P->Wp + 15) / 16 + 1) / 2, im = 1, Pn, Q, himg;
+    if (!GCONV_IMPL_HALO_WIDE || P->NT != 4 || P->MT != 1 || P->ostage || P->tma || P->dtma)
+        return;
+    if (P->GB * mtp < warps && bands == 1 && P->N >= 2)
+        im = 2;
+    else if (P->GB * mtp < warps && bands > 1) {
+        R = gconv_impl_halo_rows(P->OH, 2 * R);
+        bands = (P->OH + R - 1) / R;
+        mtp = ((R * P->Wp + 15) / 16 + 1) / 2;
+    }
+    if (im * P->GB * mtp < lim)
+        return;
+    Q = 32 * mtp, Pn = Q + ext;
+    himg = (Pn * GCONV_IMPL_HALO_PS + 127) / 128 * 128;
+    if (2 * im * himg + P->w_bytes + P->KS * 128 * (P->wtr ? 2 : 1) + Q * 4 + Pn * 8 >
+        GCONV_IMPL_HALO_MAX_SMEM)
+        return;
+    P->MT = 2, P->MTP = mtp, P->Q = Q, P->P = Pn, P->himg = himg, P->halo_bytes = im * himg;
+    P->IM = im, P->N = (P->NIMG + im - 1) / im, P->R = R, P->bands = bands;
+    P->units = (P->G + P->GB - 1) / P->GB * P->N * P->bands;
+    P->blocks = P->units, P->uq = 1, P->ur = 0;
 }
 
 /* Backward data through its forward view (gconv/bwd_data.h): switch a plan of the view to

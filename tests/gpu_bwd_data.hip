@@ -757,6 +757,54 @@ Test(bwd_data, halo_persistent, .timeout = 180)
         }
 }
 
+/* The halo kernel's wide plans on backward data's forward view (four n-tiles, two m-tiles an
+ * item; gconv_impl_halo_plan_wide): the view's C = K = 32 at 7x7, two images a unit, with a
+ * batch large enough that blocks run several units and cross group chunks, and odd (the last
+ * unit has one image); the view's K = 24 (the problem's C) at 6x5 with 3 groups (a chunk of
+ * one); one image a unit at 14x14. Weights read in place (fp16 plain, bf16 clamp: the plan
+ * must be wide with the images a unit expected) and through the pre-pass (the NHWGC / GKCYX
+ * fp16 instantiation, scale). */
+Test(bwd_data, halo_wide, .timeout = 180)
+{
+    static const int sh[3][7] = {/* C, K, G, N, H, W, images a unit */ {32, 32, 8, 151, 7, 7, 2},
+                                 {24, 32, 3, 9, 6, 5, 2}, {32, 32, 4, 6, 14, 14, 1}};
+    int i, ti;
+    gt_require_gpu();
+    gt_fail_count = 0;
+    for (i = 0; i < 3; i++) {
+        gconv_problem p;
+        gconv_problem_2d(&p, sh[i][2], sh[i][3], sh[i][0], sh[i][1], sh[i][4], sh[i][5], 3, 3, 1,
+                         1, 1, 1, 1, 1);
+#if GCONV_IMPL_HALO_ENABLE
+        {
+            void *a16 = (void *)(uintptr_t)4096;
+            gconv_impl_halo_params H;
+            gconv_problem q;
+            gconv_problem_set_layouts(&p, GCONV_NHWGC, GCONV_GKYXC);
+            cr_assert(gconv_impl_bwdd_fwd_view(&p, &q));
+            cr_assert(gconv_impl_halo_plan(&q, GCONV_F16, a16, a16, a16, NULL, &H) &&
+                          gconv_impl_halo_plan_wtr(&p, a16, &H),
+                      "C = %d, K = %d, %dx%d: not the halo kernel on the weights in place",
+                      sh[i][0], sh[i][1], sh[i][4], sh[i][5]);
+            gconv_impl_halo_plan_stage(&H);
+            gconv_impl_halo_plan_wide(&H);
+            cr_assert(H.MT == 2 && H.IM == sh[i][6],
+                      "C = %d, K = %d, %dx%d: MT %d, %d images a unit; expected 2, %d", sh[i][0],
+                      sh[i][1], sh[i][4], sh[i][5], H.MT, H.IM, sh[i][6]);
+        }
+#endif
+        for (ti = GT_T_F16; ti <= GT_T_BF16; ti++) {
+            const gt_impl *im = &gt_impls[ti][0];
+            gconv_problem_set_layouts(&p, im->act, im->wei);
+            gt_run_case(im, &p, ti == GT_T_F16 ? GT_EPI_NONE : GT_EPI_CLAMP, GT_INIT_DECIMAL,
+                        0x4B40u + (uint64_t)(i * 4 + ti));
+        }
+        gconv_problem_set_layouts(&p, gt_impls[GT_T_F16][3].act, gt_impls[GT_T_F16][3].wei);
+        gt_run_case(&gt_impls[GT_T_F16][3], &p, GT_EPI_SCALE, GT_INIT_DECIMAL,
+                    0x4B50u + (uint64_t)i);
+    }
+}
+
 /* The halo kernel's staged residual with D brought a unit ahead by the copy engine into two
  * staging tiles (gconv_impl_halo_dtma_setup, sm_90a builds; the two-block kernel) and with the
  * items' own loads (gconv_impl_halo_no_dtma; the three-block kernel for one n-tile): C = K = 4

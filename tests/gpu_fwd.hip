@@ -886,6 +886,62 @@ Test(fwd, halo_persistent, .timeout = 180)
     gt_log_paths("halo persistent");
 }
 
+/* The halo kernel's wide plans (gconv_impl_halo_plan_wide: four n-tiles, two m-tiles an item):
+ * two images a unit where the band is the whole image (7x7 with a batch large enough that
+ * blocks run several units and cross group chunks, and odd, so that the last unit has one
+ * image; K = 24 with dilation 2 and asymmetric pads, 5 groups: a chunk of one group; 1D), and
+ * one image a unit (14x14, two bands; 27x28, bands of two rows made four, the last short).
+ * The plan the launcher makes must be wide with the images a unit expected; fp16 plain, bf16
+ * bias + ReLU, and the fp16 user op (its per-element epilogue gets each item's own image). */
+static const gt_edge gt_wide_problems[] = {
+    {"7x7, 8 groups, 151 images", 2, 8, 151, 32, 32, {1, 7, 7}, {1, 3, 3}, {1, 1, 1},
+     {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"K 24, dilation 2, asymmetric pads", 2, 5, 9, 32, 24, {1, 6, 5}, {1, 3, 3}, {1, 1, 1},
+     {1, 2, 2}, {0, 2, 1}, {0, 1, 3}},
+    {"1D, 5 taps", 1, 2, 5, 32, 32, {1, 1, 20}, {1, 1, 5}, {1, 1, 1}, {1, 1, 1}, {0, 0, 2},
+     {0, 0, 2}},
+    {"14x14, one image a unit", 2, 4, 6, 32, 32, {1, 14, 14}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1},
+     {0, 1, 1}, {0, 1, 1}},
+    {"27x28, bands of four rows", 2, 2, 3, 32, 32, {1, 27, 28}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1},
+     {0, 1, 1}, {0, 1, 1}},
+};
+
+Test(fwd, halo_wide, .timeout = 180)
+{
+    static const int ims[] = {2, 2, 2, 1, 1};
+    size_t i;
+    int ti;
+    gt_require_gpu();
+    gt_fail_count = 0;
+    for (i = 0; i < sizeof gt_wide_problems / sizeof gt_wide_problems[0]; i++) {
+        gconv_problem p;
+        gt_edge_problem(&gt_wide_problems[i], &p);
+#if GCONV_IMPL_HALO_ENABLE
+        {
+            void *a16 = (void *)(uintptr_t)4096;
+            gconv_impl_halo_params H;
+            gt_set_layouts(&p, &gt_impls[GT_T_F16][GT_FAM_NHWGC]);
+            cr_assert(gconv_impl_halo_plan(&p, GCONV_F16, a16, a16, a16, NULL, &H),
+                      "%s: not the halo kernel", gt_wide_problems[i].what);
+            gconv_impl_halo_plan_stage(&H);
+            gconv_impl_halo_plan_wide(&H);
+            cr_assert(H.MT == 2 && H.IM == ims[i], "%s: MT %d, %d images a unit; expected 2, %d",
+                      gt_wide_problems[i].what, H.MT, H.IM, ims[i]);
+        }
+#endif
+        for (ti = GT_T_F16; ti <= GT_T_BF16; ti++) {
+            const gt_fwd_impl *im = &gt_impls[ti][GT_FAM_NHWGC];
+            gt_set_layouts(&p, im);
+            gt_run_case(im, &p, ti == GT_T_F16 ? GT_EPI_NONE : GT_EPI_BIAS_RELU, GT_INIT_DECIMAL,
+                        0x4A40u + (uint64_t)(i * 4 + ti), 0);
+        }
+        gt_set_layouts(&p, &gt_impl_user_f16);
+        gt_run_case(&gt_impl_user_f16, &p, GT_EPI_USER, GT_INIT_DECIMAL, 0x4A60u + (uint64_t)i,
+                    0);
+    }
+    gt_log_paths("halo wide");
+}
+
 /* ---- the warp-specialised Hopper kernel (gconv/igemm_ws.h) --------------------------------- */
 
 /* Problems it takes (C a multiple of 64, K >= 64, at most 32 taps): partial M and N tiles,
@@ -1001,6 +1057,8 @@ static const gt_edge gt_epi_problems[] = {
     {"halo pairs C = K = 4", 2, 18, 2, 4, 4, {1, 10, 12}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1},
      {0, 1, 1}, {0, 1, 1}},
     {"halo C = K = 32 (four n-tiles)", 2, 4, 2, 32, 32, {1, 9, 11}, {1, 3, 3}, {1, 1, 1},
+     {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
+    {"halo C = K = 32, two images a unit", 2, 3, 3, 32, 32, {1, 7, 7}, {1, 3, 3}, {1, 1, 1},
      {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
 };
 
