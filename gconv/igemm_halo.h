@@ -1300,6 +1300,8 @@ static inline int gconv_impl_halo_smem(const gconv_impl_halo_params *P)
  * 17.3). Called after gconv_impl_halo_plan and gconv_impl_halo_plan_wtr. */
 static inline void gconv_impl_halo_plan_stage(gconv_impl_halo_params *P)
 {
+    if (P->IM == 2 || (P->NT == 4 && P->MT == 2))
+        return; /* a wide plan (gconv_impl_halo_plan_wide) has no staged loops */
     /* three blocks of the D kernel, each with its copy-engine barriers and the 1 KB the
      * runtime reserves, in 228 KB */
     const int lim = P->plain || P->NT > 1 ? GCONV_IMPL_HALO_MAX_SMEM : GCONV_IMPL_HALO_SMEM3;
@@ -1323,29 +1325,30 @@ static inline void gconv_impl_halo_plan_stage(gconv_impl_halo_params *P)
  * m-tiles a group, 4 items instead of 8 for 8 warps) the unit takes two images (P->IM = 2; N
  * becomes the units' image slots, the halo buffers hold both images' halos, himg bytes apart);
  * where the image has several bands of too few rows (28x28: two rows, 4 m-tiles) the bands
- * get twice the rows. Taken where the wide unit has at least as many items as the warps (or
- * as the plain plan),
- * for unstaged plans without the copy engine (staged or dtma plans keep one image a unit),
- * and where the shared memory holds it. Called last, after gconv_impl_halo_plan_stage and the
- * copy-engine setups. GCONV_IMPL_HALO_WIDE 0 turns it off. */
+ * get twice the rows (unless GCONV_IMPL_HALO_TARGET pins them). Taken where the wide unit has
+ * at least as many items as the warps (or as the plain plan), for unstaged plans without the
+ * copy engine (staged or dtma plans keep one image a unit; those setups run before this and
+ * leave wide plans alone), and where the shared memory holds it. Called last in the launch.
+ * GCONV_IMPL_HALO_WIDE 0 turns it off. */
 #ifndef GCONV_IMPL_HALO_WIDE
 #define GCONV_IMPL_HALO_WIDE 1
 #endif
 static inline void gconv_impl_halo_plan_wide(gconv_impl_halo_params *P)
 {
     const int warps = GCONV_IMPL_HALO_THREADS / 32, ext = P->P - P->Q; /* the taps' reach */
-    const int items1 = P->GB * ((P->R * P->Wp + 15) / 16), lim = items1 < warps ? items1 : warps;
+    const int gb = P->G < P->GB ? P->G : P->GB; /* groups a unit */
+    const int items1 = gb * ((P->R * P->Wp + 15) / 16), lim = items1 < warps ? items1 : warps;
     int R = P->R, bands = P->bands, mtp = ((R * P->Wp + 15) / 16 + 1) / 2, im = 1, Pn, Q, himg;
     if (!GCONV_IMPL_HALO_WIDE || P->NT != 4 || P->MT != 1 || P->ostage || P->tma || P->dtma)
         return;
-    if (P->GB * mtp < warps && bands == 1 && P->N >= 2)
+    if (gb * mtp < warps && bands == 1 && P->N >= 2)
         im = 2;
-    else if (P->GB * mtp < warps && bands > 1) {
+    else if (gb * mtp < warps && bands > 1 && GCONV_IMPL_HALO_TARGET == 0) {
         R = gconv_impl_halo_rows(P->OH, 2 * R);
         bands = (P->OH + R - 1) / R;
         mtp = ((R * P->Wp + 15) / 16 + 1) / 2;
     }
-    if (im * P->GB * mtp < lim)
+    if (im * gb * mtp < lim)
         return;
     Q = 32 * mtp, Pn = Q + ext;
     himg = (Pn * GCONV_IMPL_HALO_PS + 127) / 128 * 128;

@@ -757,16 +757,16 @@ Test(bwd_data, halo_persistent, .timeout = 180)
         }
 }
 
-/* The halo kernel's wide plans on backward data's forward view (four n-tiles, two m-tiles an
- * item; gconv_impl_halo_plan_wide): the view's C = K = 32 at 7x7, two images a unit, with a
- * batch large enough that blocks run several units and cross group chunks, and odd (the last
- * unit has one image); the view's K = 24 (the problem's C) at 6x5 with 3 groups (a chunk of
- * one); one image a unit at 14x14. Weights read in place (fp16 plain, bf16 clamp: the plan
- * must be wide with the images a unit expected) and through the pre-pass (the NHWGC / GKCYX
- * fp16 instantiation, scale). */
+/* The halo kernel's wide plans on backward data's forward view (four n-tiles, two m-tiles an item;
+ * gconv_impl_halo_plan_wide): the view's C = K = 32 at 7x7, two images a unit, with a batch large
+ * enough that blocks run two units, one of them across a group chunk on a 132-SM part (153 images:
+ * 308 units on 264 blocks), and odd (the last unit has one image); the view's K = 24 (the
+ * problem's C) at 6x5 with 3 groups (a chunk of one); one image a unit at 14x14. Weights read in
+ * place (fp16 plain, bf16 clamp: the plan must be wide with the images a unit expected) and
+ * through the pre-pass (the NHWGC / GKCYX fp16 instantiation, scale). */
 Test(bwd_data, halo_wide, .timeout = 180)
 {
-    static const int sh[3][7] = {/* C, K, G, N, H, W, images a unit */ {32, 32, 8, 151, 7, 7, 2},
+    static const int sh[3][7] = {/* C, K, G, N, H, W, images a unit */ {32, 32, 8, 153, 7, 7, 2},
                                  {24, 32, 3, 9, 6, 5, 2}, {32, 32, 4, 6, 14, 14, 1}};
     int i, ti;
     gt_require_gpu();

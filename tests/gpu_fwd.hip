@@ -886,15 +886,17 @@ Test(fwd, halo_persistent, .timeout = 180)
     gt_log_paths("halo persistent");
 }
 
-/* The halo kernel's wide plans (gconv_impl_halo_plan_wide: four n-tiles, two m-tiles an item):
- * two images a unit where the band is the whole image (7x7 with a batch large enough that
- * blocks run several units and cross group chunks, and odd, so that the last unit has one
- * image; K = 24 with dilation 2 and asymmetric pads, 5 groups: a chunk of one group; 1D), and
- * one image a unit (14x14, two bands; 27x28, bands of two rows made four, the last short).
- * The plan the launcher makes must be wide with the images a unit expected; fp16 plain, bf16
- * bias + ReLU, and the fp16 user op (its per-element epilogue gets each item's own image). */
+/* The halo kernel's wide plans (gconv_impl_halo_plan_wide: four n-tiles, two m-tiles an item): two
+ * images a unit where the band is the whole image (7x7 with a batch large enough that blocks run
+ * two units, one of them across a group chunk on a 132-SM part: 77 slots of 153 images a chunk,
+ * 308 units on 264 blocks; odd, so that the last unit has one image; K = 24 with dilation 2 and
+ * asymmetric pads, 5 groups: a chunk of one group; 1D), and one image a unit (14x14, two bands;
+ * 27x28, bands of two rows made four, the last short). The plan the launcher makes must be wide
+ * with the images a unit expected; fp16 plain, bf16 bias + ReLU, and the fp16 user op without D
+ * tensors (an unstaged plan: its per-element epilogue gets each item's own image, which its result
+ * depends on) and with a residual. */
 static const gt_edge gt_wide_problems[] = {
-    {"7x7, 8 groups, 151 images", 2, 8, 151, 32, 32, {1, 7, 7}, {1, 3, 3}, {1, 1, 1},
+    {"7x7, 8 groups, 153 images", 2, 8, 153, 32, 32, {1, 7, 7}, {1, 3, 3}, {1, 1, 1},
      {1, 1, 1}, {0, 1, 1}, {0, 1, 1}},
     {"K 24, dilation 2, asymmetric pads", 2, 5, 9, 32, 24, {1, 6, 5}, {1, 3, 3}, {1, 1, 1},
      {1, 2, 2}, {0, 2, 1}, {0, 1, 3}},
@@ -936,6 +938,8 @@ Test(fwd, halo_wide, .timeout = 180)
                         0x4A40u + (uint64_t)(i * 4 + ti), 0);
         }
         gt_set_layouts(&p, &gt_impl_user_f16);
+        gt_run_case(&gt_impl_user_f16, &p, GT_EPI_USER_PLAIN, GT_INIT_DECIMAL,
+                    0x4A70u + (uint64_t)i, 0);
         gt_run_case(&gt_impl_user_f16, &p, GT_EPI_USER, GT_INIT_DECIMAL, 0x4A60u + (uint64_t)i,
                     0);
     }
