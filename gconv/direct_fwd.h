@@ -366,12 +366,15 @@ static __device__ __forceinline__ void gconv_impl_cp16_l1(uint4 *dst, const char
 #endif
 }
 
-/* The same for 8 bytes (through L1: cp.async takes 8 bytes only as .ca). */
+/* The same for 8 bytes (through L1: cp.async takes 8 bytes only as .ca), asking L2 to fetch
+ * the 256 bytes around each copy (the backward-weight DWR kernel's 16-bit rings, whose warps
+ * read a pixel's channels in 8-byte vectors: H100, MobileNetV2 144@56 52.7-53.4 -> 50.5-51.4
+ * us, 96@112 s2 77.5-77.9 -> 76.2-77.3; .L2::128B gave about half of that; bench/NOTES.md) */
 static __device__ __forceinline__ void gconv_impl_cp8_ca(uint2 *dst, const char *src, int ok)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const unsigned sa = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(sa), "l"(src),
+    asm volatile("cp.async.ca.shared.global.L2::256B [%0], [%1], 8, %2;\n" ::"r"(sa), "l"(src),
                  "r"(ok ? 8 : 0)
                  : "memory");
 #else
