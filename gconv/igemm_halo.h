@@ -407,18 +407,18 @@ static __device__ __forceinline__ void gconv_impl_halo_store(const gconv_impl_ha
 #endif
 
 /* The items of one unit for NT n-tiles (a literal: 1, 2 or 4) and MT m-tiles per item (a
- * literal: 4 / NT, or 2 with four n-tiles, the wide plans), so that every loop unrolls and
- * the accumulators stay in registers. XI (a literal): the unit may hold ni = 2 images (wide
- * plans; items ordered image, group, m-tile group; image 1's halo himg bytes after image 0's,
- * its outputs an image stride on), else ni is 1. KSL: 0, or the
- * k-step count as a literal (the common 3x3 shapes): the k loop then unrolls completely and
- * takes the lanes' A offsets from ko (registers, loaded once per block) instead of shared
- * memory. halo: this unit's halo buffer; ob2: output offset of (image n, band row 0) in 32-bit
- * words; qlim: virtual pixels of the band's rows (rows * Wp). TR: the weights are wtr's (B's
- * per-lane row offsets of every k-step from boffs, one LDS per k-step). F1: the two-block
- * kernel's one-n-tile loops (plain stores staged, the items' advance without a loop); SD: the
- * three-block kernel's and the dtma loops' (D tensors: their epilogue applied, then the words
- * staged; dbar nonzero: D's words from the staging tile, else from the items' own loads). */
+ * literal: 4 / NT, or 2 with four n-tiles, the wide plans), so that every loop unrolls and the
+ * accumulators stay in registers. XI (a literal): the unit may hold ni = 2 images (wide plans;
+ * items ordered image, group, m-tile group; image 1's halo himg bytes after image 0's, its
+ * outputs an image stride on), else ni is 1. KSL: 0, or the k-step count as a literal (the
+ * common 3x3 shapes): the k loop then unrolls completely and takes the lanes' A offsets from ko
+ * (registers, loaded once per block) instead of shared memory. halo: this unit's halo buffer;
+ * ob2: output offset of (image n, band row 0) in 32-bit words; qlim: virtual pixels of the
+ * band's rows (rows * Wp). TR: the weights are wtr's (B's per-lane row offsets of every k-step
+ * from boffs, one LDS per k-step). F1: the two-block kernel's one-n-tile loops (plain stores
+ * staged, the items' advance without a loop); SD: the three-block kernel's and the dtma loops'
+ * (D tensors: their epilogue applied, then the words staged; dbar nonzero: D's words from the
+ * staging tile, else from the items' own loads). */
 static __device__ __forceinline__ void gconv_impl_halo_items(
     const gconv_impl_halo_params *P, gconv_dtype dt, gconv_impl_epi_fn epi, int plain, int fastd,
     const unsigned char *halo, const unsigned char *wsm, const int *offs, const int *ko,
@@ -430,7 +430,7 @@ static __device__ __forceinline__ void gconv_impl_halo_items(
     const int lane = (int)threadIdx.x & 31, warp = (int)threadIdx.x >> 5;
     const int r8 = lane >> 2, q2 = (lane & 3) * 2;
     const int C = P->C, K = P->K, wrow2 = P->wrow * 2, mtp = P->MTP;
-    const int items = (XI ? ni : 1) * gv * mtp, ksf = P->TC & 15 ? P->TC >> 4 : -1, ksteps = P->KS;
+    const int items = ni * gv * mtp, ksf = P->TC & 15 ? P->TC >> 4 : -1, ksteps = P->KS;
     const unsigned sbase = gconv_impl_igemm_smem_addr(halo), wbase_s = gconv_impl_igemm_smem_addr(wsm);
     /* this lane's output words: channel pair q2 / 2 of every n-tile's 4 */
     unsigned *out = (unsigned *)P->out + ob2 + (q2 >> 1);
@@ -1300,7 +1300,7 @@ static inline int gconv_impl_halo_smem(const gconv_impl_halo_params *P)
  * 17.3). Called after gconv_impl_halo_plan and gconv_impl_halo_plan_wtr. */
 static inline void gconv_impl_halo_plan_stage(gconv_impl_halo_params *P)
 {
-    if (P->IM == 2 || (P->NT == 4 && P->MT == 2))
+    if (P->NT == 4 && P->MT == 2)
         return; /* a wide plan (gconv_impl_halo_plan_wide) has no staged loops */
     /* three blocks of the D kernel, each with its copy-engine barriers and the 1 KB the
      * runtime reserves, in 228 KB */
@@ -1338,7 +1338,8 @@ static inline void gconv_impl_halo_plan_wide(gconv_impl_halo_params *P)
     const int warps = GCONV_IMPL_HALO_THREADS / 32, ext = P->P - P->Q; /* the taps' reach */
     const int gb = P->G < P->GB ? P->G : P->GB; /* groups a unit */
     const int items1 = gb * ((P->R * P->Wp + 15) / 16), lim = items1 < warps ? items1 : warps;
-    int R = P->R, bands = P->bands, mtp = ((R * P->Wp + 15) / 16 + 1) / 2, im = 1, Pn, Q, himg;
+    int R = P->R, bands = P->bands, mtp = ((R * P->Wp + 15) / 16 + 1) / 2, im = 1;
+    gconv_impl_halo_params W;
     if (!GCONV_IMPL_HALO_WIDE || P->NT != 4 || P->MT != 1 || P->ostage || P->tma || P->dtma)
         return;
     if (gb * mtp < warps && bands == 1 && P->N >= 2)
@@ -1350,15 +1351,14 @@ static inline void gconv_impl_halo_plan_wide(gconv_impl_halo_params *P)
     }
     if (im * gb * mtp < lim)
         return;
-    Q = 32 * mtp, Pn = Q + ext;
-    himg = (Pn * GCONV_IMPL_HALO_PS + 127) / 128 * 128;
-    if (2 * im * himg + P->w_bytes + P->KS * 128 * (P->wtr ? 2 : 1) + Q * 4 + Pn * 8 >
-        GCONV_IMPL_HALO_MAX_SMEM)
-        return;
-    P->MT = 2, P->MTP = mtp, P->Q = Q, P->P = Pn, P->himg = himg, P->halo_bytes = im * himg;
-    P->IM = im, P->N = (P->NIMG + im - 1) / im, P->R = R, P->bands = bands;
-    P->units = (P->G + P->GB - 1) / P->GB * P->N * P->bands;
-    P->blocks = P->units, P->uq = 1, P->ur = 0;
+    W = *P;
+    W.MT = 2, W.MTP = mtp, W.Q = 32 * mtp, W.P = W.Q + ext;
+    W.himg = (W.P * GCONV_IMPL_HALO_PS + 127) / 128 * 128, W.halo_bytes = im * W.himg;
+    W.IM = im, W.N = (W.NIMG + im - 1) / im, W.R = R, W.bands = bands;
+    W.units = (W.G + W.GB - 1) / W.GB * W.N * W.bands;
+    W.blocks = W.units, W.uq = 1, W.ur = 0;
+    if (gconv_impl_halo_data_end(&W) <= GCONV_IMPL_HALO_MAX_SMEM)
+        *P = W;
 }
 
 /* Backward data through its forward view (gconv/bwd_data.h): switch a plan of the view to

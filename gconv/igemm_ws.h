@@ -1012,7 +1012,7 @@ static inline void gconv_impl_halo_dtma_setup(gconv_impl_halo_params *H)
 {
     int off, end;
     H->dtma = 0;
-    if (H->IM == 2 || (H->NT == 4 && H->MT == 2)) /* wide plans have no dtma loops */
+    if (H->NT == 4 && H->MT == 2) /* wide plans (gconv_impl_halo_plan_wide): no dtma loops */
         return;
     if (gconv_impl_halo_no_dtma || !H->ostage || H->plain || H->epi.num_d != 1 || !H->dsame ||
         (H->NT == 1 && H->R < 2) || H->R > 256 || H->Wp > 256 ||
