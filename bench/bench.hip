@@ -1338,6 +1338,13 @@ int main(int argc, char **argv)
         return 1;
     }
     bench_environment();
+#ifdef GCONV_IMPL_L2PF_PIXELS
+    /* tuning knob: BENCH_L2PF=0 / 1 pins whether the input rings of forward DW3 and of the
+     * fused row kernel ask L2 for 256 bytes a copy (library-internal gconv_impl_l2pf_pin; unset:
+     * the library's rule by input plane size) */
+    if (getenv("BENCH_L2PF"))
+        gconv_impl_l2pf_pin = atoi(getenv("BENCH_L2PF"));
+#endif
 #if BENCH_HAVE_GCONV_FWD
     /* tuning knob: BENCH_DW_TPS=n aims the depthwise DW3 split (forward, and backward data's
      * stride-1 view) at n work items per SM (library-internal gconv_impl_dw3_tps; 0 = the

@@ -313,6 +313,7 @@ typedef struct gconv_impl_dw_params {
     unsigned dbc;    /* bit i: D tensor i does not depend on h, w (a bias): read once per item */
     long long items; /* work items: N*D * hchunks * wts * cvs */
     int flip;        /* taps read in reverse order (backward data's flipped filter, no pre-pass) */
+    int l2pf;        /* ring copies ask L2 for 256 bytes (gconv_impl_l2pf) */
 } gconv_impl_dw_params;
 
 /* acc[px][v] += row[px*SW + kx][v] * tap[kx][v]: each input element is converted once and used
@@ -392,6 +393,24 @@ static __device__ __forceinline__ void gconv_impl_cp16(uint4 *dst, const char *s
     gconv_impl_cp16_l1(dst, src, ok, 0);
 }
 
+/* The .cg form, asking L2 to fetch the 256 bytes around each copy where pf (the rings of
+ * forward DW3 and of the fused row kernel on large images; gconv_impl_l2pf). */
+static __device__ __forceinline__ void gconv_impl_cp16_pf(uint4 *dst, const char *src, int ok,
+                                                          int pf)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (pf) {
+        asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;\n" ::"r"(
+                         (unsigned)__cvta_generic_to_shared(dst)),
+                     "l"(src), "r"(ok ? 16 : 0)
+                     : "memory");
+        return;
+    }
+#endif
+    (void)pf;
+    gconv_impl_cp16_l1(dst, src, ok, 0);
+}
+
 static __device__ __forceinline__ void gconv_impl_cp_commit(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -438,15 +457,15 @@ static inline GCONV_HD unsigned gconv_impl_dw_smem(int Y, int X, int SH, int SW,
 static __device__ __forceinline__ void gconv_impl_dw_issue(uint4 *rt, int slot, const char *in,
                                                            const char *cb, int64_t rowbytes,
                                                            int ih, int H, unsigned cmask,
-                                                           int cstride, const int SPAN)
+                                                           int cstride, int pf, const int SPAN)
 {
     const int rowok = (unsigned)ih < (unsigned)H;
     const char *rp = cb + (rowok ? ih : 0) * rowbytes;
 #pragma unroll
     for (int j = 0; j < SPAN; j++) {
         const int ok = rowok && ((cmask >> j) & 1u);
-        gconv_impl_cp16(rt + (slot * SPAN + j) * GCONV_IMPL_DW_BLOCK, ok ? rp + j * cstride : in,
-                        ok);
+        gconv_impl_cp16_pf(rt + (slot * SPAN + j) * GCONV_IMPL_DW_BLOCK,
+                           ok ? rp + j * cstride : in, ok, pf);
     }
 }
 
@@ -647,7 +666,7 @@ static __device__ __forceinline__ void gconv_impl_dw_body(const gconv_impl_dw_pa
             for (int m = 0; m < NR; m++) {
                 if (m < M)
                     gconv_impl_dw_issue(rt, m, in, cb, rowbytes, r0 + m, pp->H, cmask, cstride,
-                                        SPAN);
+                                        pp->l2pf, SPAN);
                 /* output row s = (m - Y + 1) / SH's D vectors with its last window row */
                 if (dring && m >= Y - 1 && (m - Y + 1) % SH == 0 && h0 + (m - Y + 1) / SH < h1)
                     gconv_impl_dw_issue_d(dsp + (m - Y + 1) / SH * TW * GCONV_IMPL_DW_BLOCK, dq,
@@ -730,7 +749,7 @@ static __device__ __forceinline__ void gconv_impl_dw_body(const gconv_impl_dw_pa
                         slot -= NR;
                     if (m < M)
                         gconv_impl_dw_issue(rt, slot, in, cb, rowbytes, r0 + m, pp->H, cmask,
-                                            cstride, SPAN);
+                                            cstride, pp->l2pf, SPAN);
                     /* output row h + PD + 1's D vectors ride with its last window row,
                      * m = mb + NR + SH - 1, into the slot row h just read */
                     if (dring && q == SH - 1 && h + PD + 1 < h1)
@@ -1262,6 +1281,19 @@ static inline int gconv_impl_is_nhwgc(const gconv_problem *p)
            gconv_layout_family(gconv_out_layout(p)) == GCONV_NHWGC;
 }
 
+/* Whether the input rings of forward DW3 and of the fused row kernel ask L2 for 256 bytes a
+ * copy (.L2::256B): where the input plane has at least GCONV_IMPL_L2PF_PIXELS pixels, or as
+ * pinned by gconv_impl_l2pf_pin (a tuning hook: -1 the rule, 0 off, 1 on; one per translation
+ * unit). */
+#ifndef GCONV_IMPL_L2PF_PIXELS
+#define GCONV_IMPL_L2PF_PIXELS 1024
+#endif
+static int gconv_impl_l2pf_pin __attribute__((unused)) = -1;
+static inline int gconv_impl_l2pf(long long pixels)
+{
+    return gconv_impl_l2pf_pin >= 0 ? gconv_impl_l2pf_pin : pixels >= GCONV_IMPL_L2PF_PIXELS;
+}
+
 /* DW3 parameters for tw output columns per thread, aiming at threads_per_sm work items per
  * multiprocessor (the instantiated kernels use the GCONV_DIRECT_DW_* values; the benchmark's
  * sweeps pass others through gconv_impl_dw3_tps). */
@@ -1298,6 +1330,7 @@ static inline int gconv_impl_plan_dw3_ex(const gconv_problem *p, int es, const v
     d->D = p->in[0];
     d->GC = p->G;
     d->ph = p->pad_lo[1], d->pw = p->pad_lo[2];
+    d->l2pf = gconv_impl_l2pf((long long)p->in[1] * p->in[2]);
     d->cvs = p->G / vec;
     d->wts = (Wo + tw - 1) / tw;
     /* split the height into runs of rh rows only as far as the GPU needs work items: each run

@@ -91,6 +91,7 @@ typedef struct gconv_impl_fr_params {
     int pair;                /* out_c == 1, K1 even: 32-bit stores of channel pairs */
     int plain;               /* the epilogue is a plain store (alpha 1, no D, no act) */
     int SH, TW, NR, SPAN;    /* stride, output columns per thread, ring slots, window columns */
+    int l2pf;                /* ring copies ask L2 for 256 bytes (gconv_impl_l2pf) */
     int cvs, wts, BT;        /* channel vectors, column tiles, threads (cvs * wts rounded up) */
     int OWt, segs, RH, hchunks, items; /* item geometry */
     int OWp, K1p, AST, units; /* GEMM: pixels, channels (multiples of 16), A / w1 row bytes,
@@ -172,6 +173,7 @@ static inline int gconv_impl_fr_plan(const gconv_problem *p, int K1,
      * the 3 taps on average; 2 in the narrow form below); stride 2: 2 (5 window columns) to
      * keep the ring small */
     F->SH = p->stride[1];
+    F->l2pf = gconv_impl_l2pf((long long)p->in[1] * p->in[2]);
     F->NR = 3 + GCONV_IMPL_FR_PD * F->SH;
     F->cvs = F->GK / 8;
     if (F->cvs > GCONV_IMPL_FR_THREADS)
@@ -228,14 +230,16 @@ static __device__ __forceinline__ void gconv_impl_fr_issue(uint4 *rt, int slot, 
                                                            const unsigned short *in,
                                                            const unsigned short *cb, int ih,
                                                            int H, int in_h, int in_w,
-                                                           unsigned cmask, const int SPAN)
+                                                           unsigned cmask, int pf,
+                                                           const int SPAN)
 {
     const int rowok = (unsigned)ih < (unsigned)H;
     const unsigned short *rp = cb + (rowok ? ih * in_h : 0);
 #pragma unroll
     for (int j = 0; j < SPAN; j++) {
         const int ok = rowok && ((cmask >> j) & 1u);
-        gconv_impl_cp16(rt + (slot * SPAN + j) * BT, (const char *)(ok ? rp + j * in_w : in), ok);
+        gconv_impl_cp16_pf(rt + (slot * SPAN + j) * BT,
+                           (const char *)(ok ? rp + j * in_w : in), ok, pf);
     }
 }
 
@@ -376,7 +380,8 @@ static __device__ __forceinline__ void gconv_impl_fr_body(const gconv_impl_fr_pa
 #pragma unroll 1
     for (; k < NR; k++) {
         if (active && k < M)
-            gconv_impl_fr_issue(rt, k, BT, in, cb, r0 + k, F->H, F->in_h, F->in_w, cmask, SPAN);
+            gconv_impl_fr_issue(rt, k, BT, in, cb, r0 + k, F->H, F->in_h, F->in_w, cmask,
+                                F->l2pf, SPAN);
         gconv_impl_cp_commit();
     }
     /* w1 (K1p rows of G channels, zeros past K1) by 16-byte vectors; b1 to fp32; the
@@ -464,7 +469,7 @@ static __device__ __forceinline__ void gconv_impl_fr_body(const gconv_impl_fr_pa
         for (int i = 0; i < SH; i++) {
             if (active && k < M)
                 gconv_impl_fr_issue(rt, kslot, BT, in, cb, r0 + k, F->H, F->in_h, F->in_w,
-                                    cmask, SPAN);
+                                    cmask, F->l2pf, SPAN);
             k++;
             kslot = kslot + 1 == NR ? 0 : kslot + 1;
             gconv_impl_cp_commit();
