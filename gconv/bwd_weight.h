@@ -528,23 +528,27 @@ gconv_impl_bww_finalize_tail_body(const gconv_impl_bww_params *P)
         gconv_impl_bws_tile(P, P->tail0 + tt, &g, &m0, &tap, &c0);
         const int k = m0 + e / P->tbn, c = c0 + e % P->tbn;
         const float *w = P->ws + (int64_t)tt * P->splits * (tq * 4) + e;
-        float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-        int s, x;
-        if (k >= P->K)
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        int s;
+        if (k >= P->K || c >= P->C)
             continue;
-        for (s = 0; s < P->splits; s++, w += tq * 4) {
-            if (vec) {
-                const float4 u = *(const float4 *)w;
-                v[0] += u.x, v[1] += u.y, v[2] += u.z, v[3] += u.w;
-            } else {
-                for (x = 0; x < 4; x++)
-                    v[x] += w[x];
+        /* the parts' loads unrolled apart from the adds (in split order) */
+        if (vec) {
+#pragma unroll 4
+            for (s = 0; s < P->splits; s++) {
+                const float4 u = *(const float4 *)(w + (int64_t)s * (tq * 4));
+                v.x += u.x, v.y += u.y, v.z += u.z, v.w += u.w;
+            }
+        } else {
+#pragma unroll 4
+            for (s = 0; s < P->splits; s++) {
+                const float *u = w + (int64_t)s * (tq * 4);
+                v.x += u[0], v.y += u[1], v.z += u[2], v.w += u[3];
             }
         }
-        for (x = 0; x < 4; x++)
-            if (c + x < P->C)
-                gconv_impl_bww_final(P, ((int64_t)g * P->K + k) * P->Ncol + tap * P->C + c + x,
-                                     v[x]);
+        /* C is a multiple of 8 (gconv_impl_bws_fits), so c + 3 < C too and the flat index
+         * (a multiple of 4) starts a quad: one 8- or 16-byte store where d_wei allows */
+        gconv_impl_bww_final4(P, ((int64_t)g * P->K + k) * P->Ncol + tap * P->C + c, v);
     }
 }
 
