@@ -1345,6 +1345,12 @@ int main(int argc, char **argv)
     if (getenv("BENCH_L2PF"))
         gconv_impl_l2pf_pin = atoi(getenv("BENCH_L2PF"));
 #endif
+#ifdef GCONV_IMPL_BWH_CL
+    /* tuning knob: BENCH_BWH_CL_OFF=1 keeps backward weight's C = 32 BWH kernel off its
+     * cluster form (library-internal gconv_impl_bwh_cl_off) */
+    if (getenv("BENCH_BWH_CL_OFF"))
+        gconv_impl_bwh_cl_off = atoi(getenv("BENCH_BWH_CL_OFF"));
+#endif
 #if BENCH_HAVE_GCONV_FWD
     /* tuning knob: BENCH_DW_TPS=n aims the depthwise DW3 split (forward, and backward data's
      * stride-1 view) at n work items per SM (library-internal gconv_impl_dw3_tps; 0 = the

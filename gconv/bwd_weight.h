@@ -1868,6 +1868,9 @@ static __device__ __forceinline__ void gconv_impl_bww_few4t_body(const gconv_imp
 
 #define GCONV_IMPL_BWH_MTW 5           /* m-tiles per warp */
 #define GCONV_IMPL_BWH_MAX_SMEM (110 * 1024)
+/* the C = 32 kernel's most (one block per SM; the cluster form's tiles included) */
+#define GCONV_IMPL_BWH4_MAX_SMEM (160 * 1024)
+#define GCONV_IMPL_BWH_CL 2 /* blocks of a cluster in the cluster form */
 #define GCONV_IMPL_BWH_TARGET 128      /* virtual pixels per unit, at most */
 #ifndef GCONV_IMPL_BWH_S32
 #define GCONV_IMPL_BWH_S32 3           /* halo buffers of the C = K = 32 kernel */
@@ -1885,6 +1888,9 @@ typedef struct gconv_impl_bwh_params {
     int hoff;                  /* bytes from a buffer's halo to its d_out rows */
     int pair;                  /* C = K = 4: hi / ho see pairs of groups as groups of 8 */
     int threads;               /* of a block: 256, or for C = 32 2 * wpg warps */
+    int stg;                   /* C = 32, the chunk's blocks as one cluster (gconv_impl_bwh_cl_plan):
+                                * bytes from the shared memory's start to the tiles the blocks
+                                * sum (gconv_impl_bwh_emit_cluster); 0: slabs or final values */
 } gconv_impl_bwh_params;
 
 /* m-tiles per warp of the C = 32 wide-warp kernel (each warp all four n-tiles of K = 32) */
@@ -1908,6 +1914,38 @@ static __device__ __forceinline__ void gconv_impl_bwh_zero(float (*acc)[4][4], c
 #pragma unroll
             for (e = 0; e < 4; e++)
                 acc[i][nt][e] = 0.0f;
+}
+
+/* Store a warp's accumulators at base (its lane's first element: row c2, column (mlo * 16 +
+ * r8) of a [k][j] table with rows ld floats apart): accumulator (i, nt, e) is row k = nt * 8 +
+ * c2 + (e & 1), column j = (mlo + i) * 16 + r8 + (e >> 1) * 8; columns past ncol and rows past
+ * K are left out. Each value straight from its accumulator (a select between sums and zeros
+ * made every store wait for the previous one to read its register), through one pointer per
+ * row (an address formed per store made each store wait for the previous one to read its
+ * address registers). */
+static __device__ __forceinline__ void gconv_impl_bwh_put(float *base, int64_t ld,
+                                                          float (*acc)[4][4], int mlo, int r8,
+                                                          int c2, int ncol, int K, const int NT,
+                                                          const int MTW)
+{
+    float *rows[8];
+    int i, nt, e;
+#pragma unroll
+    for (nt = 0; nt < NT; nt++)
+#pragma unroll
+        for (e = 0; e < 2; e++)
+            rows[nt * 2 + e] = base + (nt * 8 + e) * ld;
+#pragma unroll
+    for (i = 0; i < MTW; i++)
+#pragma unroll
+        for (e = 0; e < 4; e++) {
+            if ((mlo + i) * 16 + r8 + (e >> 1) * 8 >= ncol)
+                continue;
+#pragma unroll
+            for (nt = 0; nt < NT; nt++)
+                if (nt * 8 + c2 + (e & 1) < K)
+                    rows[nt * 2 + (e & 1)][i * 16 + (e >> 1) * 8] = acc[i][nt][e];
+        }
 }
 
 /* Hand the accumulators of chunk `chunk` over as this block's slab; the chunk's last block
@@ -1942,27 +1980,7 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
         const int64_t nc = w->Ncol;
         float *base = w->ws + (int64_t)slab * w->total + ((int64_t)g * K + c2) * nc + mlo * 16 +
                       r8;
-        /* each value straight from its accumulator (a select between the sums and the zeros
-         * of the slabs below made every store wait for the previous one to read its register),
-         * through one pointer per row (an address formed per store made each store wait for
-         * the previous one to read its address registers) */
-        float *rows[8];
-#pragma unroll
-        for (nt = 0; nt < NT; nt++)
-#pragma unroll
-            for (e = 0; e < 2; e++)
-                rows[nt * 2 + e] = base + (nt * 8 + e) * nc;
-#pragma unroll
-        for (i = 0; i < MTW; i++)
-#pragma unroll
-            for (e = 0; e < 4; e++) {
-                if ((mlo + i) * 16 + r8 + (e >> 1) * 8 >= ncol)
-                    continue;
-#pragma unroll
-                for (nt = 0; nt < NT; nt++)
-                    if (nt * 8 + c2 + (e & 1) < K)
-                        rows[nt * 2 + (e & 1)][i * 16 + (e >> 1) * 8] = acc[i][nt][e];
-            }
+        gconv_impl_bwh_put(base, nc, acc, mlo, r8, c2, ncol, K, NT, MTW);
         if ((int)blockIdx.x == b1) {
             /* the chunk's last block: zeros in the slabs past its own (rare: rolled) */
             int x;
@@ -2023,6 +2041,73 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
                                 P->pair ? (j >> 3) * 4 + (j & 3) : j, t[x]);
         }
     }
+}
+#endif
+
+#if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA && GCONV_IMPL_HAS_WGMMA
+/* The C = 32 kernel's hand-over in the cluster form (P->stg set; gconv_impl_bwh_cl_plan): a
+ * chunk's blocks (each with its own images) are clusters of GCONV_IMPL_BWH_CL, and a cluster
+ * hands over one slab instead of one a block. Every warp stages its accumulators as rows k of
+ * its group's [K][ncol + 4] fp32 tile at smem + P->stg (the pitch of ncol + 4 floats puts a
+ * store's 4 rows x 8 columns in 32 banks: ncol is a multiple of 32); after a cluster barrier,
+ * block r of the cluster sums its 1 / GCONV_IMPL_BWH_CL of the chunk's quads over the cluster's
+ * tiles through distributed shared memory, in rank order (the same bits on every run), and
+ * stores them into the cluster's slab (16-byte stores; the workspace is 16-byte aligned); a
+ * second cluster barrier keeps every block's tiles alive until the others have read them. The
+ * finalize then sums P->w.splits = the chunk's clusters. With a slab a block, all 128 blocks of
+ * ResNeXt 1024@7 wrote 9.4 MB of fp32 partials at once at their end (~2.5 us of a ~12.5 us
+ * block) and the finalize read them back (~3.5 us); in pairs, 18.7-18.8 -> 18.0-18.1 us (H200,
+ * bench/NOTES.md). Clusters of 4, or of 8 (a chunk's, final values, no finalize), would cut
+ * more, but with one block a SM the H200 holds 30 clusters of 4 / 15 of 8 at once, not the
+ * 32 / 16 that layer's 128 blocks make. Every thread of the block calls it. */
+static __device__ __forceinline__ void gconv_impl_bwh_emit_cluster(const gconv_impl_bwh_params *P,
+                                                                   float (*acc)[4][4],
+                                                                   unsigned char *smem, int chunk,
+                                                                   int gl, int mlo, const int NT,
+                                                                   const int MTW)
+{
+    const gconv_impl_halo_params *hi = &P->hi;
+    const int lane = (int)threadIdx.x & 31, r8 = lane >> 2, c2 = (lane & 3) * 2;
+    const int ncol = hi->taps * hi->C, K = hi->K, ld = ncol + 4, nq = ncol / 4;
+    const int ng = hi->G - chunk * hi->GB < hi->GB ? hi->G - chunk * hi->GB : hi->GB;
+    const int tot = ng * K * nq, rank = (int)gconv_impl_cluster_rank();
+    const int q0 = rank * tot / GCONV_IMPL_BWH_CL, q1 = (rank + 1) * tot / GCONV_IMPL_BWH_CL;
+    float *stg = (float *)(smem + P->stg);
+    const unsigned sa = gconv_impl_igemm_smem_addr(stg);
+    int64_t b0, b1;
+    float *ws;
+    int q;
+    gconv_impl_bww_chunk_blocks(chunk, (int64_t)hi->N * hi->bands, hi->blocks, hi->units, &b0,
+                                &b1);
+    /* the cluster's slab, at the chunk's first row */
+    ws = P->w.ws + (int64_t)(((int)blockIdx.x - (int)b0) / GCONV_IMPL_BWH_CL) * P->w.total +
+         (int64_t)chunk * hi->GB * K * P->w.Ncol;
+    (void)b1;
+    {
+        /* accumulator (i, nt, e): row k = nt * 8 + c2 + (e & 1), column j = (mlo + i) * 16 +
+         * r8 + (e >> 1) * 8 of group gl's tile */
+        gconv_impl_bwh_put(stg + (gl * K + c2) * ld + mlo * 16 + r8, ld, acc, mlo, r8, c2, ncol,
+                           K, NT, MTW);
+    }
+    gconv_impl_cluster_sync(); /* every block's tiles staged */
+    for (q = q0 + (int)threadIdx.x; q < q1; q += (int)blockDim.x) {
+        const int row = q / nq, j4 = q - row * nq; /* row: gg * K + k */
+        const unsigned off = sa + (unsigned)((row * ld + j4 * 4) * 4);
+        float4 u[GCONV_IMPL_BWH_CL], v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        int b;
+#pragma unroll
+        for (b = 0; b < GCONV_IMPL_BWH_CL; b++)
+            asm volatile("{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %4, %5;\n"
+                         "ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [ra];\n}\n"
+                         : "=f"(u[b].x), "=f"(u[b].y), "=f"(u[b].z), "=f"(u[b].w)
+                         : "r"(off), "r"(b)
+                         : "memory");
+#pragma unroll
+        for (b = 0; b < GCONV_IMPL_BWH_CL; b++)
+            v.x += u[b].x, v.y += u[b].y, v.z += u[b].z, v.w += u[b].w;
+        *(float4 *)(ws + (int64_t)row * P->w.Ncol + j4 * 4) = v;
+    }
+    gconv_impl_cluster_sync(); /* the other blocks are done reading this block's tiles */
 }
 #endif
 
@@ -2227,7 +2312,12 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
             }
         }
         if (u + 1 == uend || nchunk != chunk) {
-            gconv_impl_bwh_emit(P, acc, chunk, gl, mlo, NT, MTW);
+#if GCONV_IMPL_HAS_WGMMA
+            if (P->stg) /* the cluster form: a block's units are one chunk's */
+                gconv_impl_bwh_emit_cluster(P, acc, smem, chunk, gl, mlo, NT, MTW);
+            else
+#endif
+                gconv_impl_bwh_emit(P, acc, chunk, gl, mlo, NT, MTW);
             gconv_impl_bwh_zero(acc, MTW);
         }
         chunk = nchunk, n = nn, band = nband;
@@ -2766,6 +2856,90 @@ static inline int gconv_impl_bwh_smem(const gconv_impl_bwh_params *B)
 {
     const int S = gconv_impl_bwh_bufs(B->hi.C);
     return S * B->buf_bytes + (B->hi.P + B->ho.P) * 8 + (B->hi.tma ? 8 * S : 0);
+}
+
+/* Tuning hook: 1 keeps the C = 32 kernel off the cluster form (A/B runs); one per translation
+ * unit. */
+static int gconv_impl_bwh_cl_off __attribute__((unused)) = 0;
+
+#if defined(GCONV_PLATFORM_CUDA) && defined(CUDART_VERSION) && CUDART_VERSION >= 12000
+/* Launch configuration of BWH kernel k for planned B with smem bytes in clusters of
+ * GCONV_IMPL_BWH_CL blocks (at[0] receives the cluster attribute). */
+static inline cudaLaunchConfig_t gconv_impl_bwh_cl_config(const gconv_impl_bwh_params *B,
+                                                          int smem, hipStream_t stream,
+                                                          cudaLaunchAttribute *at)
+{
+    cudaLaunchConfig_t c;
+    memset(at, 0, sizeof *at);
+    at->id = cudaLaunchAttributeClusterDimension;
+    at->val.clusterDim.x = GCONV_IMPL_BWH_CL, at->val.clusterDim.y = 1, at->val.clusterDim.z = 1;
+    c.gridDim = dim3((unsigned)B->hi.blocks); /* every member of c set here */
+    c.blockDim = dim3((unsigned)B->threads);
+    c.dynamicSmemBytes = (size_t)smem;
+    c.stream = stream;
+    c.attrs = at;
+    c.numAttrs = 1;
+    return c;
+}
+#endif
+
+/* The cluster form of the C = 32 kernel (gconv_impl_bwh_emit_cluster) for planned B with its
+ * workspace set, whose kernel k takes *smem bytes of shared memory (its attribute already
+ * raised to GCONV_IMPL_BWH4_MAX_SMEM): where slab mode gives every chunk the same number of
+ * blocks, a multiple of GCONV_IMPL_BWH_CL, each with units of that chunk only, not pair mode,
+ * the workspace is 16-byte aligned, the tiles fit and the device holds every cluster at once
+ * (cudaOccupancyMaxActiveClusters, asked once per size), sets B->stg, *smem and the slabs
+ * (B->w.splits: the chunk's clusters) and returns 1. */
+static inline int gconv_impl_bwh_cl_plan(gconv_impl_bwh_params *B, int *smem, const void *k)
+{
+#if defined(GCONV_PLATFORM_CUDA) && defined(CUDART_VERSION) && CUDART_VERSION >= 12000
+    static int known_need = -1, known_n = 0;
+    const gconv_impl_halo_params *hi = &B->hi;
+    const int64_t per = (int64_t)hi->N * hi->bands;
+    const int64_t nch = per > 0 ? hi->units / per : 0;
+    const int64_t bpc = nch > 0 ? hi->blocks / nch : 0; /* blocks a chunk */
+    const int at = (*smem + 15) & ~15;
+    const int need = at + hi->GB * hi->K * (hi->taps * hi->C + 4) * 4;
+    B->stg = 0;
+    if (gconv_impl_bwh_cl_off || B->pair || B->w.mode != GCONV_IMPL_BWW_SLABS || nch < 1 ||
+        hi->units != nch * per || hi->blocks != bpc * nch || bpc % GCONV_IMPL_BWH_CL ||
+        per % bpc || bpc > B->w.splits || ((uintptr_t)B->w.ws & 15u) ||
+        (hi->taps * hi->C) % 32 || B->w.Ncol != hi->taps * hi->C ||
+        need > GCONV_IMPL_BWH4_MAX_SMEM)
+        return 0;
+    if (known_need != need) {
+        cudaLaunchAttribute a;
+        const cudaLaunchConfig_t c = gconv_impl_bwh_cl_config(B, need, 0, &a);
+        int n = 0;
+        if (cudaOccupancyMaxActiveClusters(&n, k, &c) != cudaSuccess)
+            n = 0, (void)cudaGetLastError();
+        known_need = need, known_n = n;
+    }
+    if (known_n < hi->blocks / GCONV_IMPL_BWH_CL)
+        return 0;
+    B->stg = at, *smem = need;
+    B->w.splits = (int)(bpc / GCONV_IMPL_BWH_CL);
+    return 1;
+#else
+    (void)B, (void)smem, (void)k;
+    return 0;
+#endif
+}
+
+/* Launch BWH kernel k for B in the cluster form (gconv_impl_bwh_cl_plan said yes; a launch
+ * error is read by gconv_impl_bww_launched). */
+static inline void gconv_impl_bwh_cl_launch(const void *k, gconv_impl_bwh_params *B, int smem,
+                                            hipStream_t stream)
+{
+#if defined(GCONV_PLATFORM_CUDA) && defined(CUDART_VERSION) && CUDART_VERSION >= 12000
+    cudaLaunchAttribute at;
+    const cudaLaunchConfig_t c = gconv_impl_bwh_cl_config(B, smem, stream, &at);
+    void *args[1];
+    args[0] = B;
+    (void)cudaLaunchKernelExC(&c, k, args);
+#else
+    (void)k, (void)B, (void)smem, (void)stream;
+#endif
 }
 
 /* The BWH kernel's copies by the copy engine (sm_90a device passes; gconv_impl_bwh_tfill): the
@@ -3335,17 +3509,22 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
                              : nt_ == 2 ? (const void *)name##_bwh2                              \
                                         : (const void *)name##_bwh4;                             \
             gconv_status s_;                                                                     \
+            const int mx_ = nt_ == 4 ? GCONV_IMPL_BWH4_MAX_SMEM : GCONV_IMPL_BWH_MAX_SMEM;       \
             gconv_impl_bwh_tma_setup(&B_, p); /* the copies by the copy engine */                \
             smem_ = gconv_impl_bwh_smem(&B_);                                                    \
             /* the attribute is set once per device and kernel: to the most a plan uses */       \
-            if (gconv_impl_fwd_smem_attr(k_, GCONV_IMPL_BWH_MAX_SMEM,                            \
-                                         nt_ == 1 ? &d1_ : nt_ == 2 ? &d2_ : &d4_) != GCONV_OK)  \
+            if (gconv_impl_fwd_smem_attr(k_, mx_, nt_ == 1 ? &d1_ : nt_ == 2 ? &d2_ : &d4_) !=   \
+                GCONV_OK)                                                                        \
                 return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                              \
-                                       "cannot raise the shared-memory limit to %d bytes",       \
-                                       GCONV_IMPL_BWH_MAX_SMEM);                                 \
+                                       "cannot raise the shared-memory limit to %d bytes", mx_); \
             s_ = gconv_impl_bww_ws_prepare(&B_.w, a, stream, why, len);                          \
             if (s_ != GCONV_OK)                                                                  \
                 return s_;                                                                       \
+            if (nt_ == 4 && gconv_impl_bwh_cl_plan(&B_, &smem_, k_)) {                           \
+                /* the cluster form: a slab a cluster */                                         \
+                gconv_impl_bwh_cl_launch(k_, &B_, smem_, stream);                                \
+                GCONV_IMPL_BWW_FINISH(name##_fin, &B_.w, stream, why, len);                      \
+            }                                                                                    \
             if (nt_ == 1)                                                                        \
                 hipLaunchKernelGGL(name##_bwh1, dim3((unsigned)B_.hi.blocks),                    \
                                    dim3(GCONV_IMPL_HALO_THREADS), (size_t)smem_, stream, B_);    \

@@ -438,6 +438,22 @@ static __device__ __forceinline__ void gconv_impl_mbar_try_wait(unsigned a, unsi
 #endif
 
 #if GCONV_IMPL_HAS_WGMMA
+/* Thread-block clusters (a kernel launched with a cluster dimension; sm_90): this block's rank
+ * in its cluster, and a barrier of every thread of every block of the cluster (release /
+ * acquire: shared-memory writes before it are seen after it, also through distributed shared
+ * memory). */
+static __device__ __forceinline__ unsigned gconv_impl_cluster_rank(void)
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+
+static __device__ __forceinline__ void gconv_impl_cluster_sync(void)
+{
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
 /* Arm the mbarrier at a for `bytes` of copy-engine copies and arrive (the phase completes when
  * they have landed; sm_90). */
 static __device__ __forceinline__ void gconv_impl_ws_bar_expect(unsigned a, unsigned bytes)

@@ -575,6 +575,69 @@ Test(bwd_weight, bwh_persistent, .timeout = 180)
     gconv_impl_bwh_no_tma = 0;
 }
 
+/* The C = 32 BWH kernel's cluster form (gconv_impl_bwh_cl_plan: a chunk's blocks in thread-block
+ * clusters of GCONV_IMPL_BWH_CL that sum their tiles through distributed shared memory into one
+ * slab a cluster): ResNeXt 7x7 / 14x14-like problems whose grids give every chunk a multiple of
+ * GCONV_IMPL_BWH_CL blocks, fp16 and bf16, the three epilogues, deterministic ones repeated (bit for bit), with
+ * a workspace 16-byte aligned (the form) and not (slabs a block); the plan is asked after each
+ * case whether it took the form (the device's cluster occupancy decides too), and at least two
+ * must have. Also with the form turned off (gconv_impl_bwh_cl_off) on the same problems. */
+Test(bwd_weight, bwh_cluster, .timeout = 180)
+{
+    static const int ns[3] = {64, 32, 16}, hw[3] = {7, 7, 14}, gs[3] = {32, 16, 8};
+    static const int types[2] = {GT_T_F16, GT_T_BF16}; /* BWH: d_wei in the input's type */
+    int i, t, off, n = 0, taken = 0;
+    gt_require_gpu();
+    for (off = 0; off < 2; off++)
+        for (i = 0; i < 3; i++)
+            for (t = 0; t < 2; t++) {
+                gconv_problem p;
+                gt_opts o;
+                const gt_bww_impl *im = &gt_impls[types[t]][0];
+                memset(&o, 0, sizeof o);
+                gconv_problem_2d(&p, gs[i], ns[i], 32, 32, hw[i], hw[i], 3, 3, 1, 1, 1, 1, 1, 1);
+                gt_set_layouts(&p, im);
+                gconv_impl_bwh_cl_off = off;
+                o.split_k = 0, o.det = (i + t) & 1, o.epi = (i + t + off) % GT_EPI_COUNT;
+                o.ws_off = t == 1 ? 4 : 0;
+                o.init = GT_INIT_DECIMAL, o.repeats = o.det ? 2 : 0;
+                o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
+                gt_case(im, &p, &o, 0xC1A5u + (uint64_t)n++);
+#if GCONV_IMPL_WS_HOST
+                if (!off) {
+                    gconv_impl_bww_params P;
+                    gconv_impl_bwh_params B;
+                    const void *k = t == 0 ? (const void *)bww_f16_nhwgc_bwh4
+                                           : (const void *)bww_bf16_nhwgc_bwh4;
+                    int smem, cl;
+                    gconv_impl_bww_fill(&p, im->t, im->tout, &P);
+                    P.in = P.dout = (const void *)(uintptr_t)4096;
+                    P.ws = (float *)(uintptr_t)(4096 + o.ws_off); /* as the case's alignment */
+                    cr_assert(gconv_impl_bwh_plan(&p, &P, o.det, &B), "problem %d: not BWH", i);
+                    gconv_impl_bwh_tma_setup(&B, &p);
+                    smem = gconv_impl_bwh_smem(&B);
+                    cl = gconv_impl_bwh_cl_plan(&B, &smem, k);
+                    {
+                        cudaLaunchAttribute at;
+                        const cudaLaunchConfig_t c = gconv_impl_bwh_cl_config(&B, smem, 0, &at);
+                        int mac = -1;
+                        (void)cudaOccupancyMaxActiveClusters(&mac, k, &c);
+                        cr_log_info("problem %d: %d units, %d blocks, %d B shared, at most %d "
+                                    "clusters of %d at once; cluster form %s", i, B.hi.units,
+                                    B.hi.blocks, smem, mac, GCONV_IMPL_BWH_CL,
+                                    cl ? "taken" : "not taken");
+                    }
+                    taken += cl;
+                }
+#endif
+            }
+    gconv_impl_bwh_cl_off = 0;
+#if GCONV_IMPL_WS_HOST
+    cr_log_info("%d of 6 problems took the cluster form (3 have an unaligned workspace)", taken);
+    cr_assert(taken >= 2, "only %d problems took the cluster form", taken);
+#endif
+}
+
 /* ---- the narrow-K halo kernel (BWN, gconv/bwd_weight_nk.h) ------------------------------------
  * Problems it takes (C a multiple of 64, 16 < K <= 40, stride 1, 4 to 9 taps): K % 8 == 4 (the
  * 8-byte d_out copies) and K % 8 == 0, rows cut into segments (OW > 64, one shorter), several
