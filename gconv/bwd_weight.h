@@ -2089,6 +2089,13 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit_cluster(const gconv_i
         gconv_impl_bwh_put(stg + (gl * K + c2) * ld + mlo * 16 + r8, ld, acc, mlo, r8, c2, ncol,
                            K, NT, MTW);
     }
+    /* the host's sign that this kernel's device code has the cluster form
+     * (gconv_impl_bwh_cl_real: static shared memory only this function declares) */
+    __shared__ unsigned mark[4];
+    if (threadIdx.x == 0)
+        asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(gconv_impl_igemm_smem_addr(mark)),
+                     "r"(rank)
+                     : "memory");
     gconv_impl_cluster_sync(); /* every block's tiles staged */
     for (q = q0 + (int)threadIdx.x; q < q1; q += (int)blockDim.x) {
         const int row = q / nq, j4 = q - row * nq; /* row: gg * K + k */
@@ -2313,7 +2320,7 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
         }
         if (u + 1 == uend || nchunk != chunk) {
 #if GCONV_IMPL_HAS_WGMMA
-            if (P->stg) /* the cluster form: a block's units are one chunk's */
+            if (NT == 4 && P->stg) /* the cluster form: a block's units are one chunk's */
                 gconv_impl_bwh_emit_cluster(P, acc, smem, chunk, gl, mlo, NT, MTW);
             else
 #endif
@@ -2883,17 +2890,44 @@ static inline cudaLaunchConfig_t gconv_impl_bwh_cl_config(const gconv_impl_bwh_p
 }
 #endif
 
+#if defined(GCONV_PLATFORM_CUDA) && defined(CUDART_VERSION) && CUDART_VERSION >= 12000
+/* Whether BWH kernel k's code for device dev has the cluster form (sm_90a device passes only:
+ * elsewhere gconv_impl_bwh_emit_cluster and its static shared memory do not exist, and the
+ * kernel would write a slab a block while the finalize summed a slab a pair). Once per device
+ * for the C = 32 kernel, the only one asked. */
+static inline int gconv_impl_bwh_cl_real(const void *k, int dev)
+{
+    static unsigned known = 0, yes = 0;
+    cudaFuncAttributes fa;
+    int ok;
+    if (dev < 32 && (known >> dev) & 1u)
+        return (int)((yes >> dev) & 1u);
+    ok = cudaFuncGetAttributes(&fa, k) == cudaSuccess && fa.sharedSizeBytes >= 16;
+    if (dev < 32) {
+        yes |= (unsigned)ok << dev;
+        known |= 1u << dev;
+    }
+    return ok;
+}
+#endif
+
 /* The cluster form of the C = 32 kernel (gconv_impl_bwh_emit_cluster) for planned B with its
  * workspace set, whose kernel k takes *smem bytes of shared memory (its attribute already
  * raised to GCONV_IMPL_BWH4_MAX_SMEM): where slab mode gives every chunk the same number of
  * blocks, a multiple of GCONV_IMPL_BWH_CL, each with units of that chunk only, not pair mode,
- * the workspace is 16-byte aligned, the tiles fit and the device holds every cluster at once
- * (cudaOccupancyMaxActiveClusters, asked once per size), sets B->stg, *smem and the slabs
- * (B->w.splits: the chunk's clusters) and returns 1. */
+ * the workspace is 16-byte aligned, the tiles fit, the kernel's device code has the form
+ * (gconv_impl_bwh_cl_real) and the device holds every cluster at once
+ * (cudaOccupancyMaxActiveClusters, asked again when the device, kernel or size changes), sets
+ * B->stg, *smem and the slabs (B->w.splits: the chunk's clusters) and returns 1. The sums'
+ * order then differs from the slab-a-block form's: deterministic runs repeat bit for bit on
+ * one device and workspace alignment. */
 static inline int gconv_impl_bwh_cl_plan(gconv_impl_bwh_params *B, int *smem, const void *k)
 {
 #if defined(GCONV_PLATFORM_CUDA) && defined(CUDART_VERSION) && CUDART_VERSION >= 12000
-    static int known_need = -1, known_n = 0;
+    /* the last answer of the occupancy query, for one device, kernel and size */
+    static int known_dev = -1, known_need = -1, known_n = 0;
+    static const void *known_k = NULL;
+    int dev = 0;
     const gconv_impl_halo_params *hi = &B->hi;
     const int64_t per = (int64_t)hi->N * hi->bands;
     const int64_t nch = per > 0 ? hi->units / per : 0;
@@ -2907,13 +2941,15 @@ static inline int gconv_impl_bwh_cl_plan(gconv_impl_bwh_params *B, int *smem, co
         (hi->taps * hi->C) % 32 || B->w.Ncol != hi->taps * hi->C ||
         need > GCONV_IMPL_BWH4_MAX_SMEM)
         return 0;
-    if (known_need != need) {
+    if (cudaGetDevice(&dev) != cudaSuccess || !gconv_impl_bwh_cl_real(k, dev))
+        return 0;
+    if (known_dev != dev || known_k != k || known_need != need) {
         cudaLaunchAttribute a;
         const cudaLaunchConfig_t c = gconv_impl_bwh_cl_config(B, need, 0, &a);
         int n = 0;
         if (cudaOccupancyMaxActiveClusters(&n, k, &c) != cudaSuccess)
-            n = 0, (void)cudaGetLastError();
-        known_need = need, known_n = n;
+            n = 0, (void)cudaGetLastError(); /* the query's own error, not a launch's */
+        known_dev = dev, known_k = k, known_need = need, known_n = n;
     }
     if (known_n < hi->blocks / GCONV_IMPL_BWH_CL)
         return 0;
