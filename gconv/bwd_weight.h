@@ -1871,6 +1871,8 @@ static __device__ __forceinline__ void gconv_impl_bww_few4t_body(const gconv_imp
 /* the C = 32 kernel's most (one block per SM; the cluster form's tiles included) */
 #define GCONV_IMPL_BWH4_MAX_SMEM (160 * 1024)
 #define GCONV_IMPL_BWH_CL 2 /* blocks of a cluster in the cluster form */
+/* static shared memory that only the cluster form's device code declares (its host-side sign) */
+#define GCONV_IMPL_BWH_CL_MARK 16
 #define GCONV_IMPL_BWH_TARGET 128      /* virtual pixels per unit, at most */
 #ifndef GCONV_IMPL_BWH_S32
 #define GCONV_IMPL_BWH_S32 3           /* halo buffers of the C = K = 32 kernel */
@@ -1888,9 +1890,9 @@ typedef struct gconv_impl_bwh_params {
     int hoff;                  /* bytes from a buffer's halo to its d_out rows */
     int pair;                  /* C = K = 4: hi / ho see pairs of groups as groups of 8 */
     int threads;               /* of a block: 256, or for C = 32 2 * wpg warps */
-    int stg;                   /* C = 32, the chunk's blocks as one cluster (gconv_impl_bwh_cl_plan):
-                                * bytes from the shared memory's start to the tiles the blocks
-                                * sum (gconv_impl_bwh_emit_cluster); 0: slabs or final values */
+    int stg;                   /* C = 32 in clusters (gconv_impl_bwh_cl_plan): bytes from the
+                                * shared memory's start to the tiles the blocks sum
+                                * (gconv_impl_bwh_emit_cluster); 0: not in clusters */
 } gconv_impl_bwh_params;
 
 /* m-tiles per warp of the C = 32 wide-warp kernel (each warp all four n-tiles of K = 32) */
@@ -2083,15 +2085,11 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit_cluster(const gconv_i
     ws = P->w.ws + (int64_t)(((int)blockIdx.x - (int)b0) / GCONV_IMPL_BWH_CL) * P->w.total +
          (int64_t)chunk * hi->GB * K * P->w.Ncol;
     (void)b1;
-    {
-        /* accumulator (i, nt, e): row k = nt * 8 + c2 + (e & 1), column j = (mlo + i) * 16 +
-         * r8 + (e >> 1) * 8 of group gl's tile */
-        gconv_impl_bwh_put(stg + (gl * K + c2) * ld + mlo * 16 + r8, ld, acc, mlo, r8, c2, ncol,
-                           K, NT, MTW);
-    }
-    /* the host's sign that this kernel's device code has the cluster form
-     * (gconv_impl_bwh_cl_real: static shared memory only this function declares) */
-    __shared__ unsigned mark[4];
+    gconv_impl_bwh_put(stg + (gl * K + c2) * ld + mlo * 16 + r8, ld, acc, mlo, r8, c2, ncol, K,
+                       NT, MTW); /* group gl's tile */
+    /* the host's sign that this kernel's device code has the cluster form (gconv_impl_bwh_cl_plan:
+     * static shared memory only this function declares) */
+    __shared__ unsigned mark[GCONV_IMPL_BWH_CL_MARK / 4];
     if (threadIdx.x == 0)
         asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(gconv_impl_igemm_smem_addr(mark)),
                      "r"(rank)
@@ -2869,7 +2867,7 @@ static inline int gconv_impl_bwh_smem(const gconv_impl_bwh_params *B)
  * unit. */
 static int gconv_impl_bwh_cl_off __attribute__((unused)) = 0;
 
-#if defined(GCONV_PLATFORM_CUDA) && defined(CUDART_VERSION) && CUDART_VERSION >= 12000
+#if GCONV_IMPL_WS_HOST
 /* Launch configuration of BWH kernel k for planned B with smem bytes in clusters of
  * GCONV_IMPL_BWH_CL blocks (at[0] receives the cluster attribute). */
 static inline cudaLaunchConfig_t gconv_impl_bwh_cl_config(const gconv_impl_bwh_params *B,
@@ -2890,40 +2888,22 @@ static inline cudaLaunchConfig_t gconv_impl_bwh_cl_config(const gconv_impl_bwh_p
 }
 #endif
 
-#if defined(GCONV_PLATFORM_CUDA) && defined(CUDART_VERSION) && CUDART_VERSION >= 12000
-/* Whether BWH kernel k's code for device dev has the cluster form (sm_90a device passes only:
- * elsewhere gconv_impl_bwh_emit_cluster and its static shared memory do not exist, and the
- * kernel would write a slab a block while the finalize summed a slab a pair). Once per device
- * for the C = 32 kernel, the only one asked. */
-static inline int gconv_impl_bwh_cl_real(const void *k, int dev)
-{
-    static unsigned known = 0, yes = 0;
-    cudaFuncAttributes fa;
-    int ok;
-    if (dev < 32 && (known >> dev) & 1u)
-        return (int)((yes >> dev) & 1u);
-    ok = cudaFuncGetAttributes(&fa, k) == cudaSuccess && fa.sharedSizeBytes >= 16;
-    if (dev < 32) {
-        yes |= (unsigned)ok << dev;
-        known |= 1u << dev;
-    }
-    return ok;
-}
-#endif
-
 /* The cluster form of the C = 32 kernel (gconv_impl_bwh_emit_cluster) for planned B with its
  * workspace set, whose kernel k takes *smem bytes of shared memory (its attribute already
- * raised to GCONV_IMPL_BWH4_MAX_SMEM): where slab mode gives every chunk the same number of
- * blocks, a multiple of GCONV_IMPL_BWH_CL, each with units of that chunk only, not pair mode,
- * the workspace is 16-byte aligned, the tiles fit, the kernel's device code has the form
- * (gconv_impl_bwh_cl_real) and the device holds every cluster at once
- * (cudaOccupancyMaxActiveClusters, asked again when the device, kernel or size changes), sets
- * B->stg, *smem and the slabs (B->w.splits: the chunk's clusters) and returns 1. The sums'
- * order then differs from the slab-a-block form's: deterministic runs repeat bit for bit on
- * one device and workspace alignment. */
-static inline int gconv_impl_bwh_cl_plan(gconv_impl_bwh_params *B, int *smem, const void *k)
+ * raised to GCONV_IMPL_BWH4_MAX_SMEM). Taken where slab mode gives every chunk the same number
+ * of blocks, a multiple of GCONV_IMPL_BWH_CL, each with units of that chunk only; not pair
+ * mode; the workspace 16-byte aligned; the tiles fit; the kernel's device code has the form
+ * (an sm_90a pass: its GCONV_IMPL_BWH_CL_MARK bytes of static shared memory, asked through
+ * gconv_impl_kernel_smem_at_least with the caller's known / yes; elsewhere the kernel would
+ * write a slab a block while the finalize summed a slab a pair); and the device holds every
+ * cluster at once (cudaOccupancyMaxActiveClusters, asked again when the device, kernel or size
+ * changes). Then sets B->stg, *smem and the slabs (B->w.splits: the chunk's clusters) and
+ * returns 1. The sums' order differs from the slab-a-block form's: deterministic runs repeat
+ * bit for bit on one device and workspace alignment. */
+static inline int gconv_impl_bwh_cl_plan(gconv_impl_bwh_params *B, int *smem, const void *k,
+                                         unsigned *known, unsigned *yes)
 {
-#if defined(GCONV_PLATFORM_CUDA) && defined(CUDART_VERSION) && CUDART_VERSION >= 12000
+#if GCONV_IMPL_WS_HOST
     /* the last answer of the occupancy query, for one device, kernel and size */
     static int known_dev = -1, known_need = -1, known_n = 0;
     static const void *known_k = NULL;
@@ -2941,7 +2921,8 @@ static inline int gconv_impl_bwh_cl_plan(gconv_impl_bwh_params *B, int *smem, co
         (hi->taps * hi->C) % 32 || B->w.Ncol != hi->taps * hi->C ||
         need > GCONV_IMPL_BWH4_MAX_SMEM)
         return 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || !gconv_impl_bwh_cl_real(k, dev))
+    if (!gconv_impl_kernel_smem_at_least(k, GCONV_IMPL_BWH_CL_MARK, known, yes) ||
+        cudaGetDevice(&dev) != cudaSuccess)
         return 0;
     if (known_dev != dev || known_k != k || known_need != need) {
         cudaLaunchAttribute a;
@@ -2957,7 +2938,7 @@ static inline int gconv_impl_bwh_cl_plan(gconv_impl_bwh_params *B, int *smem, co
     B->w.splits = (int)(bpc / GCONV_IMPL_BWH_CL);
     return 1;
 #else
-    (void)B, (void)smem, (void)k;
+    (void)B, (void)smem, (void)k, (void)known, (void)yes;
     return 0;
 #endif
 }
@@ -2967,7 +2948,7 @@ static inline int gconv_impl_bwh_cl_plan(gconv_impl_bwh_params *B, int *smem, co
 static inline void gconv_impl_bwh_cl_launch(const void *k, gconv_impl_bwh_params *B, int smem,
                                             hipStream_t stream)
 {
-#if defined(GCONV_PLATFORM_CUDA) && defined(CUDART_VERSION) && CUDART_VERSION >= 12000
+#if GCONV_IMPL_WS_HOST
     cudaLaunchAttribute at;
     const cudaLaunchConfig_t c = gconv_impl_bwh_cl_config(B, smem, stream, &at);
     void *args[1];
@@ -3539,7 +3520,7 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
         gconv_impl_bwh_params B_;                                                                \
         if ((path) == GCONV_IMPL_BWW_PATH_GEMM && (a)->algo == GCONV_BWD_WEIGHT_ALGO_AUTO &&     \
             (a)->split_k <= 0 && gconv_impl_bwh_plan(p, &(P), (a)->deterministic, &B_)) {        \
-            static unsigned d1_ = 0, d2_ = 0, d4_ = 0;                                           \
+            static unsigned d1_ = 0, d2_ = 0, d4_ = 0, ck_ = 0, cy_ = 0;                         \
             int smem_, nt_ = B_.hi.K / 8;                                                        \
             const void *k_ = nt_ == 1   ? (const void *)name##_bwh1                              \
                              : nt_ == 2 ? (const void *)name##_bwh2                              \
@@ -3556,7 +3537,7 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
             s_ = gconv_impl_bww_ws_prepare(&B_.w, a, stream, why, len);                          \
             if (s_ != GCONV_OK)                                                                  \
                 return s_;                                                                       \
-            if (nt_ == 4 && gconv_impl_bwh_cl_plan(&B_, &smem_, k_)) {                           \
+            if (nt_ == 4 && gconv_impl_bwh_cl_plan(&B_, &smem_, k_, &ck_, &cy_)) {               \
                 /* the cluster form: a slab a cluster */                                         \
                 gconv_impl_bwh_cl_launch(k_, &B_, smem_, stream);                                \
                 GCONV_IMPL_BWW_FINISH(name##_fin, &B_.w, stream, why, len);                      \

@@ -744,11 +744,13 @@ static __device__ __forceinline__ void gconv_impl_ws_fwd_body(const gconv_impl_w
 
 /* ---- host side ------------------------------------------------------------------------------ */
 
-/* Whether kernel k (a gconv_impl_ws_fwd_body instance) has its real body in the binary the
- * runtime picks for the current device (sm_90a SASS): only then does it have the static
- * shared memory of the body. known / yes: bit d set once device d (< 32) has been asked, and
- * if the answer was yes; devices 32 and up are asked every time. */
-static inline int gconv_impl_ws_available(const void *k, unsigned *known, unsigned *yes)
+/* Whether kernel k's code in the binary the runtime picks for the current device declares at
+ * least `bytes` of static shared memory: how the host tells a kernel's sm_90a body (whose
+ * device code alone declares it) from the empty or simpler one of other device passes.
+ * known / yes: bit d set once device d (< 32) has been asked, and if the answer was yes;
+ * devices 32 and up are asked every time. */
+static inline int gconv_impl_kernel_smem_at_least(const void *k, size_t bytes, unsigned *known,
+                                                  unsigned *yes)
 {
 #if GCONV_IMPL_WS_HOST
     int dev = 0, ok;
@@ -757,17 +759,24 @@ static inline int gconv_impl_ws_available(const void *k, unsigned *known, unsign
         return 0;
     if (dev < 32 && (*known >> dev) & 1u)
         return (int)((*yes >> dev) & 1u);
-    ok = cudaFuncGetAttributes(&fa, k) == cudaSuccess &&
-         fa.sharedSizeBytes >= (size_t)GCONV_IMPL_WS_STATIC_SMEM;
+    ok = cudaFuncGetAttributes(&fa, k) == cudaSuccess && fa.sharedSizeBytes >= bytes;
     if (dev < 32) {
         *yes |= (unsigned)ok << dev;
         *known |= 1u << dev;
     }
     return ok;
 #else
-    (void)k, (void)known, (void)yes;
+    (void)k, (void)bytes, (void)known, (void)yes;
     return 0;
 #endif
+}
+
+/* Whether kernel k (a gconv_impl_ws_fwd_body instance) has its real body in the binary the
+ * runtime picks for the current device (sm_90a SASS): only then does it have the static
+ * shared memory of the body. */
+static inline int gconv_impl_ws_available(const void *k, unsigned *known, unsigned *yes)
+{
+    return gconv_impl_kernel_smem_at_least(k, GCONV_IMPL_WS_STATIC_SMEM, known, yes);
 }
 
 #if GCONV_IMPL_WS_HOST

@@ -578,16 +578,20 @@ Test(bwd_weight, bwh_persistent, .timeout = 180)
 /* The C = 32 BWH kernel's cluster form (gconv_impl_bwh_cl_plan: a chunk's blocks in thread-block
  * clusters of GCONV_IMPL_BWH_CL that sum their tiles through distributed shared memory into one
  * slab a cluster): ResNeXt 7x7 / 14x14-like problems whose grids give every chunk a multiple of
- * GCONV_IMPL_BWH_CL blocks, fp16 and bf16, the three epilogues, deterministic ones repeated (bit for bit), with
- * a workspace 16-byte aligned (the form) and not (slabs a block); the plan is asked after each
- * case whether it took the form (the device's cluster occupancy decides too); on a 132-SM
- * Hopper part with the sm_90a code at least four must have. An odd G (a short last chunk).
- * Also with the form turned off (gconv_impl_bwh_cl_off) on the same problems. */
+ * GCONV_IMPL_BWH_CL blocks, one with an odd G (a short last chunk), fp16 and bf16, the three
+ * epilogues, deterministic ones repeated (bit for bit), with a workspace 16-byte aligned (the
+ * form) and not (a slab a block). The plan is asked after each case whether it took the form
+ * (the kernel's device code and the device's cluster occupancy decide too); on a 132-SM Hopper
+ * part with the sm_90a code at least four must have. Every problem also runs with the form
+ * turned off (gconv_impl_bwh_cl_off). */
 Test(bwd_weight, bwh_cluster, .timeout = 180)
 {
     static const int ns[4] = {64, 32, 16, 16}, hw[4] = {7, 7, 14, 7}, gs[4] = {32, 16, 8, 15};
     static const int types[2] = {GT_T_F16, GT_T_BF16}; /* BWH: d_wei in the input's type */
     int i, t, off, n = 0, taken = 0;
+#if GCONV_IMPL_WS_HOST
+    unsigned ck[2] = {0u, 0u}, cy[2] = {0u, 0u}; /* each kernel's sm_90a answer, by device */
+#endif
     gt_require_gpu();
     for (off = 0; off < 2; off++)
         for (i = 0; i < 4; i++)
@@ -617,7 +621,7 @@ Test(bwd_weight, bwh_cluster, .timeout = 180)
                     cr_assert(gconv_impl_bwh_plan(&p, &P, o.det, &B), "problem %d: not BWH", i);
                     gconv_impl_bwh_tma_setup(&B, &p);
                     smem = gconv_impl_bwh_smem(&B);
-                    cl = gconv_impl_bwh_cl_plan(&B, &smem, k);
+                    cl = gconv_impl_bwh_cl_plan(&B, &smem, k, &ck[t], &cy[t]);
                     {
                         cudaLaunchAttribute at;
                         const cudaLaunchConfig_t c = gconv_impl_bwh_cl_config(&B, smem, 0, &at);
@@ -644,7 +648,8 @@ Test(bwd_weight, bwh_cluster, .timeout = 180)
         if (cudaGetDevice(&dev) == cudaSuccess &&
             cudaGetDeviceProperties(&pr, dev) == cudaSuccess && pr.major == 9 &&
             pr.multiProcessorCount == 132 &&
-            gconv_impl_bwh_cl_real((const void *)bww_f16_nhwgc_bwh4, dev))
+            gconv_impl_kernel_smem_at_least((const void *)bww_f16_nhwgc_bwh4,
+                                            GCONV_IMPL_BWH_CL_MARK, &ck[0], &cy[0]))
             cr_assert(taken >= 4, "only %d problems took the cluster form", taken);
     }
 #endif
