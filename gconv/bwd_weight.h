@@ -1870,7 +1870,14 @@ static __device__ __forceinline__ void gconv_impl_bww_few4t_body(const gconv_imp
 #define GCONV_IMPL_BWH_MAX_SMEM (110 * 1024)
 /* the C = 32 kernel's most (one block per SM; the cluster form's tiles included) */
 #define GCONV_IMPL_BWH4_MAX_SMEM (160 * 1024)
-#define GCONV_IMPL_BWH_CL 2 /* blocks of a cluster in the cluster form */
+#define GCONV_IMPL_BWH_CL 2 /* blocks of a cluster in the cluster form's pairs */
+#define GCONV_IMPL_BWH_CLMAX 8 /* most blocks of a cluster (the portable limit) */
+/* the whole-chunk form (a chunk's blocks one cluster, final values) is taken while its blocks
+ * have at most this many units more than the slab plan's (H200, 7x7 C = K = 32, G = 32: N = 16
+ * with 2 -> 3 units a block gained 0.9 us, N = 32 with 4 -> 6 and N = 64 with 8 -> 11 lost) */
+#ifndef GCONV_IMPL_BWH_CLW_MORE
+#define GCONV_IMPL_BWH_CLW_MORE 1
+#endif
 /* static shared memory that only the cluster form's device code declares (its host-side sign) */
 #define GCONV_IMPL_BWH_CL_MARK 16
 #define GCONV_IMPL_BWH_TARGET 128      /* virtual pixels per unit, at most */
@@ -1893,6 +1900,7 @@ typedef struct gconv_impl_bwh_params {
     int stg;                   /* C = 32 in clusters (gconv_impl_bwh_cl_plan): bytes from the
                                 * shared memory's start to the tiles the blocks sum
                                 * (gconv_impl_bwh_emit_cluster); 0: not in clusters */
+    int cl;                    /* blocks of a cluster there (2 .. GCONV_IMPL_BWH_CLMAX) */
 } gconv_impl_bwh_params;
 
 /* m-tiles per warp of the C = 32 wide-warp kernel (each warp all four n-tiles of K = 32) */
@@ -2047,43 +2055,57 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
 #endif
 
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA && GCONV_IMPL_HAS_WGMMA
+/* *u = the float4 at shared-memory address off of the cluster's block b. */
+static __device__ __forceinline__ void gconv_impl_bwh_ld_peer(unsigned off, int b, float4 *u)
+{
+    asm volatile("{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %4, %5;\n"
+                 "ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [ra];\n}\n"
+                 : "=f"(u->x), "=f"(u->y), "=f"(u->z), "=f"(u->w)
+                 : "r"(off), "r"(b)
+                 : "memory");
+}
+
 /* The C = 32 kernel's hand-over in the cluster form (P->stg set; gconv_impl_bwh_cl_plan): a
  * chunk's blocks (each with its own images) are clusters of GCONV_IMPL_BWH_CL, and a cluster
- * hands over one slab instead of one a block. Every warp stages its accumulators as rows k of
- * its group's [K][ncol + 4] fp32 tile at smem + P->stg (the pitch of ncol + 4 floats puts a
- * store's 4 rows x 8 columns in 32 banks: ncol is a multiple of 32); after a cluster barrier,
- * block r of the cluster sums its 1 / GCONV_IMPL_BWH_CL of the chunk's quads over the cluster's
- * tiles through distributed shared memory, in rank order (the same bits on every run), and
- * stores them into the cluster's slab (16-byte stores; the workspace is 16-byte aligned); a
- * second cluster barrier keeps every block's tiles alive until the others have read them. The
- * finalize then sums P->w.splits = the chunk's clusters. With a slab a block, all 128 blocks of
- * ResNeXt 1024@7 wrote 9.4 MB of fp32 partials at once at their end (~2.5 us of a ~12.5 us
- * block) and the finalize read them back (~3.5 us); in pairs, 18.7-18.8 -> 18.0-18.1 us (H200,
- * bench/NOTES.md). Clusters of 4, or of 8 (a chunk's, final values, no finalize), would cut
- * more, but with one block a SM the H200 holds 30 clusters of 4 / 15 of 8 at once, not the
- * 32 / 16 that layer's 128 blocks make. Every thread of the block calls it. */
+ * hands over one slab instead of one a block; or (WH, the kernel of its own that the plan's
+ * whole chunks launch) a chunk's blocks are one cluster of P->cl and hand over the final values,
+ * with no slab and no finalize (its own kernel: compiled into the pairs' kernel, that code
+ * made the pairs ~0.4 us slower at ResNeXt 1024@7, H200). Every warp stages its
+ * accumulators as rows k of its group's [K][ncol + 4] fp32 tile at smem + P->stg (the pitch of
+ * ncol + 4 floats puts a store's 4 rows x 8 columns in 32 banks: ncol is a multiple of 32);
+ * after a cluster barrier, block r of the cluster sums its 1 / P->cl of the chunk's quads over
+ * the cluster's tiles through distributed shared memory, in rank order (the same bits on every
+ * run), and stores them into the cluster's slab (16-byte stores; the workspace is 16-byte
+ * aligned) or as final values (gconv_impl_bww_final4: the epilogue, the conversion); a second
+ * cluster barrier keeps every block's tiles alive until the others have read them. With a slab
+ * a block, all 128 blocks of ResNeXt 1024@7 wrote 9.4 MB of fp32 partials at once at their end
+ * (~2.5 us of a ~12.5 us block) and the finalize read them back (~3.5 us); in pairs,
+ * 18.7-18.8 -> 18.0-18.1 us (H200, bench/NOTES.md). Every thread of the block calls it. */
 static __device__ __forceinline__ void gconv_impl_bwh_emit_cluster(const gconv_impl_bwh_params *P,
                                                                    float (*acc)[4][4],
                                                                    unsigned char *smem, int chunk,
                                                                    int gl, int mlo, const int NT,
-                                                                   const int MTW)
+                                                                   const int MTW, const int WH)
 {
     const gconv_impl_halo_params *hi = &P->hi;
     const int lane = (int)threadIdx.x & 31, r8 = lane >> 2, c2 = (lane & 3) * 2;
     const int ncol = hi->taps * hi->C, K = hi->K, ld = ncol + 4, nq = ncol / 4;
+    const int cl = WH ? P->cl : GCONV_IMPL_BWH_CL;
     const int ng = hi->G - chunk * hi->GB < hi->GB ? hi->G - chunk * hi->GB : hi->GB;
     const int tot = ng * K * nq, rank = (int)gconv_impl_cluster_rank();
-    const int q0 = rank * tot / GCONV_IMPL_BWH_CL, q1 = (rank + 1) * tot / GCONV_IMPL_BWH_CL;
+    const int q0 = rank * tot / cl, q1 = (rank + 1) * tot / cl;
     float *stg = (float *)(smem + P->stg);
     const unsigned sa = gconv_impl_igemm_smem_addr(stg);
+    const int64_t row0 = (int64_t)chunk * hi->GB * K; /* the chunk's first row of d_wei */
     int64_t b0, b1;
-    float *ws;
+    float *ws = NULL;
     int q;
     gconv_impl_bww_chunk_blocks(chunk, (int64_t)hi->N * hi->bands, hi->blocks, hi->units, &b0,
                                 &b1);
     /* the cluster's slab, at the chunk's first row */
-    ws = P->w.ws + (int64_t)(((int)blockIdx.x - (int)b0) / GCONV_IMPL_BWH_CL) * P->w.total +
-         (int64_t)chunk * hi->GB * K * P->w.Ncol;
+    if (!WH)
+        ws = P->w.ws + (int64_t)(((int)blockIdx.x - (int)b0) / GCONV_IMPL_BWH_CL) * P->w.total +
+             row0 * P->w.Ncol;
     (void)b1;
     gconv_impl_bwh_put(stg + (gl * K + c2) * ld + mlo * 16 + r8, ld, acc, mlo, r8, c2, ncol, K,
                        NT, MTW); /* group gl's tile */
@@ -2098,19 +2120,35 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit_cluster(const gconv_i
     for (q = q0 + (int)threadIdx.x; q < q1; q += (int)blockDim.x) {
         const int row = q / nq, j4 = q - row * nq; /* row: gg * K + k */
         const unsigned off = sa + (unsigned)((row * ld + j4 * 4) * 4);
-        float4 u[GCONV_IMPL_BWH_CL], v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        int b;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (WH) {
+            int b0q, b;
+            /* four blocks' loads issued before their adds (the blocks past cl: none) */
 #pragma unroll
-        for (b = 0; b < GCONV_IMPL_BWH_CL; b++)
-            asm volatile("{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %4, %5;\n"
-                         "ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [ra];\n}\n"
-                         : "=f"(u[b].x), "=f"(u[b].y), "=f"(u[b].z), "=f"(u[b].w)
-                         : "r"(off), "r"(b)
-                         : "memory");
+            for (b0q = 0; b0q < GCONV_IMPL_BWH_CLMAX; b0q += 4) {
+                float4 u[4];
 #pragma unroll
-        for (b = 0; b < GCONV_IMPL_BWH_CL; b++)
-            v.x += u[b].x, v.y += u[b].y, v.z += u[b].z, v.w += u[b].w;
-        *(float4 *)(ws + (int64_t)row * P->w.Ncol + j4 * 4) = v;
+                for (b = 0; b < 4; b++)
+                    if (b0q + b < cl)
+                        gconv_impl_bwh_ld_peer(off, b0q + b, &u[b]);
+#pragma unroll
+                for (b = 0; b < 4; b++)
+                    if (b0q + b < cl)
+                        v.x += u[b].x, v.y += u[b].y, v.z += u[b].z, v.w += u[b].w;
+            }
+            gconv_impl_bww_final4(&P->w, (row0 + row) * P->w.Ncol + j4 * 4, v);
+        } else {
+            /* pairs (the plan's only slab form: cl == GCONV_IMPL_BWH_CL) */
+            float4 u[GCONV_IMPL_BWH_CL];
+            int b;
+#pragma unroll
+            for (b = 0; b < GCONV_IMPL_BWH_CL; b++)
+                gconv_impl_bwh_ld_peer(off, b, &u[b]);
+#pragma unroll
+            for (b = 0; b < GCONV_IMPL_BWH_CL; b++)
+                v.x += u[b].x, v.y += u[b].y, v.z += u[b].z, v.w += u[b].w;
+            *(float4 *)(ws + (int64_t)row * P->w.Ncol + j4 * 4) = v;
+        }
     }
     gconv_impl_cluster_sync(); /* the other blocks are done reading this block's tiles */
 }
@@ -2178,12 +2216,13 @@ static __device__ __forceinline__ void gconv_impl_bwh_issue(const gconv_impl_bwh
 #endif
 
 /* Literals: NT n-tiles per warp (1, 2, or 4 for C = K = 32), all of the group's; S halo
- * buffers (S - 1 units' copies in flight under the current unit's math); MTW m-tiles per warp.
+ * buffers (S - 1 units' copies in flight under the current unit's math); MTW m-tiles per warp;
+ * WH 1: the cluster form's whole chunks (a kernel of its own, gconv_impl_bwh_emit_cluster).
  * The block has P->threads threads (GB * wpg warps). */
 static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_params *P,
                                                            gconv_dtype dt, const int NT,
-                                                           const int S,
-                                                           const int MTW)
+                                                           const int S, const int MTW,
+                                                           const int WH)
 {
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
     GCONV_IMPL_DYN_SMEM(smem);
@@ -2318,8 +2357,8 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
         }
         if (u + 1 == uend || nchunk != chunk) {
 #if GCONV_IMPL_HAS_WGMMA
-            if (NT == 4 && P->stg) /* the cluster form: a block's units are one chunk's */
-                gconv_impl_bwh_emit_cluster(P, acc, smem, chunk, gl, mlo, NT, MTW);
+            if (NT == 4 && (WH || P->stg)) /* the cluster form: a block's units one chunk's */
+                gconv_impl_bwh_emit_cluster(P, acc, smem, chunk, gl, mlo, NT, MTW, WH);
             else
 #endif
                 gconv_impl_bwh_emit(P, acc, chunk, gl, mlo, NT, MTW);
@@ -2328,8 +2367,9 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
         chunk = nchunk, n = nn, band = nband;
     }
     gconv_impl_igemm_cp_wait(0); /* only empty groups remain; none may outlive the block */
+    (void)WH;
 #else
-    (void)P, (void)dt, (void)NT, (void)S, (void)MTW;
+    (void)P, (void)dt, (void)NT, (void)S, (void)MTW, (void)WH;
 #endif
 }
 
@@ -2863,13 +2903,13 @@ static inline int gconv_impl_bwh_smem(const gconv_impl_bwh_params *B)
     return S * B->buf_bytes + (B->hi.P + B->ho.P) * 8 + (B->hi.tma ? 8 * S : 0);
 }
 
-/* Tuning hook: 1 keeps the C = 32 kernel off the cluster form (A/B runs); one per translation
- * unit. */
+/* Tuning hook: 1 keeps the C = 32 kernel off the cluster form, 2 off its whole-chunk clusters
+ * (pairs only), 3 off its pairs (whole chunks only) (A/B runs, tests); one per translation unit. */
 static int gconv_impl_bwh_cl_off __attribute__((unused)) = 0;
 
 #if GCONV_IMPL_WS_HOST
-/* Launch configuration of BWH kernel k for planned B with smem bytes in clusters of
- * GCONV_IMPL_BWH_CL blocks (at[0] receives the cluster attribute). */
+/* Launch configuration of BWH kernel k for planned B with smem bytes in clusters of B->cl
+ * blocks (at[0] receives the cluster attribute). */
 static inline cudaLaunchConfig_t gconv_impl_bwh_cl_config(const gconv_impl_bwh_params *B,
                                                           int smem, hipStream_t stream,
                                                           cudaLaunchAttribute *at)
@@ -2877,7 +2917,7 @@ static inline cudaLaunchConfig_t gconv_impl_bwh_cl_config(const gconv_impl_bwh_p
     cudaLaunchConfig_t c;
     memset(at, 0, sizeof *at);
     at->id = cudaLaunchAttributeClusterDimension;
-    at->val.clusterDim.x = GCONV_IMPL_BWH_CL, at->val.clusterDim.y = 1, at->val.clusterDim.z = 1;
+    at->val.clusterDim.x = (unsigned)B->cl, at->val.clusterDim.y = 1, at->val.clusterDim.z = 1;
     c.gridDim = dim3((unsigned)B->hi.blocks); /* every member of c set here */
     c.blockDim = dim3((unsigned)B->threads);
     c.dynamicSmemBytes = (size_t)smem;
@@ -2886,59 +2926,95 @@ static inline cudaLaunchConfig_t gconv_impl_bwh_cl_config(const gconv_impl_bwh_p
     c.numAttrs = 1;
     return c;
 }
+
+/* Whether the device holds `clusters` clusters of B->cl blocks of kernel k with smem bytes at
+ * once (cudaOccupancyMaxActiveClusters; the answer kept per cluster size and asked again when
+ * the device, kernel or size changes: a cache for speed only, not guarded against threads). */
+static inline int gconv_impl_bwh_cl_fits(const gconv_impl_bwh_params *B, const void *k, int smem,
+                                         int dev, int64_t clusters)
+{
+    static int known_dev[GCONV_IMPL_BWH_CLMAX + 1], known_need[GCONV_IMPL_BWH_CLMAX + 1],
+        known_n[GCONV_IMPL_BWH_CLMAX + 1];
+    static const void *known_k[GCONV_IMPL_BWH_CLMAX + 1];
+    const int i = B->cl;
+    if (known_k[i] != k || known_dev[i] != dev || known_need[i] != smem) {
+        cudaLaunchAttribute a;
+        const cudaLaunchConfig_t c = gconv_impl_bwh_cl_config(B, smem, 0, &a);
+        int n = 0;
+        if (cudaOccupancyMaxActiveClusters(&n, k, &c) != cudaSuccess)
+            n = 0, (void)cudaGetLastError(); /* the query's own error, not a launch's */
+        known_dev[i] = dev, known_k[i] = k, known_need[i] = smem, known_n[i] = n;
+    }
+    return known_n[i] >= clusters;
+}
 #endif
 
 /* The cluster form of the C = 32 kernel (gconv_impl_bwh_emit_cluster) for planned B with its
  * workspace set, whose kernel k takes *smem bytes of shared memory (its attribute already
- * raised to GCONV_IMPL_BWH4_MAX_SMEM). Taken where slab mode gives every chunk the same number
- * of blocks, a multiple of GCONV_IMPL_BWH_CL, each with units of that chunk only; not pair
- * mode; the workspace 16-byte aligned; the tiles fit; the kernel's device code has the form
- * (an sm_90a pass: its GCONV_IMPL_BWH_CL_MARK bytes of static shared memory, asked through
- * gconv_impl_kernel_smem_at_least with the caller's known / yes; elsewhere the kernel would
- * write a slab a block while the finalize summed a slab a pair); and the device holds every
- * cluster at once (cudaOccupancyMaxActiveClusters, asked again when the device, kernel or size
- * changes). Then sets B->stg, *smem and the slabs (B->w.splits: the chunk's clusters) and
- * returns 1. The sums' order differs from the slab-a-block form's: deterministic runs repeat
- * bit for bit on one device and workspace alignment. */
+ * raised to GCONV_IMPL_BWH4_MAX_SMEM). Where slab mode gives every chunk the same number of
+ * blocks, each with units of that chunk only (not pair mode), the tiles fit, the kernel's
+ * device code has the form (an sm_90a pass: its GCONV_IMPL_BWH_CL_MARK bytes of static shared
+ * memory, asked through gconv_impl_kernel_smem_at_least with the caller's known / yes;
+ * elsewhere the kernel would write a slab a block while the finalize summed fewer), and the
+ * device holds every cluster at once (gconv_impl_bwh_cl_fits):
+ * - whole chunks: a chunk's blocks one cluster of cl = 8 .. 2 blocks (the largest that fits)
+ *   of kernel kw (the same kernel with the whole-chunk hand-over), final values, no finalize
+ *   (mode GCONV_IMPL_BWW_DIRECT), where its blocks' most units (ceil(per / cl)) exceed the slab
+ *   plan's by at most GCONV_IMPL_BWH_CLW_MORE (H200, ResNeXt 7x7 C = K = 32 with N = 8: 13.3
+ *   -> 11.8 us; N = 64 would need 16 clusters of 7 or 8, and that H200 holds 15);
+ * - else pairs: clusters of GCONV_IMPL_BWH_CL where that divides the chunk's blocks and the
+ *   workspace is 16-byte aligned, a slab a pair (B->w.splits: the chunk's clusters).
+ * Then sets B->stg, B->cl, *smem (and for whole chunks the blocks and mode) and returns 1. The
+ * sums' order differs from the slab-a-block form's: deterministic runs repeat bit for bit on
+ * one device and workspace alignment. */
 static inline int gconv_impl_bwh_cl_plan(gconv_impl_bwh_params *B, int *smem, const void *k,
-                                         unsigned *known, unsigned *yes)
+                                         const void *kw, unsigned *known, unsigned *yes)
 {
 #if GCONV_IMPL_WS_HOST
-    /* the last answer of the occupancy query, for one device, kernel and size */
-    static int known_dev = -1, known_need = -1, known_n = 0;
-    static const void *known_k = NULL;
-    int dev = 0;
-    const gconv_impl_halo_params *hi = &B->hi;
+    int dev = 0, cl;
+    gconv_impl_halo_params *hi = &B->hi;
     const int64_t per = (int64_t)hi->N * hi->bands;
     const int64_t nch = per > 0 ? hi->units / per : 0;
     const int64_t bpc = nch > 0 ? hi->blocks / nch : 0; /* blocks a chunk */
+    const int64_t most = bpc > 0 ? (per + bpc - 1) / bpc : 0; /* the slab plan's units a block */
     const int at = (*smem + 15) & ~15;
     const int need = at + hi->GB * hi->K * (hi->taps * hi->C + 4) * 4;
-    B->stg = 0;
-    if (gconv_impl_bwh_cl_off || B->pair || B->w.mode != GCONV_IMPL_BWW_SLABS || nch < 1 ||
-        hi->units != nch * per || hi->blocks != bpc * nch || bpc % GCONV_IMPL_BWH_CL ||
-        per % bpc || bpc > B->w.splits || ((uintptr_t)B->w.ws & 15u) ||
+    B->stg = 0, B->cl = 0;
+    if (gconv_impl_bwh_cl_off == 1 || B->pair || B->w.mode != GCONV_IMPL_BWW_SLABS || nch < 1 ||
+        hi->units != nch * per || hi->blocks != bpc * nch || per % bpc || bpc > B->w.splits ||
         (hi->taps * hi->C) % 32 || B->w.Ncol != hi->taps * hi->C ||
         need > GCONV_IMPL_BWH4_MAX_SMEM)
         return 0;
     if (!gconv_impl_kernel_smem_at_least(k, GCONV_IMPL_BWH_CL_MARK, known, yes) ||
         cudaGetDevice(&dev) != cudaSuccess)
         return 0;
-    if (known_dev != dev || known_k != k || known_need != need) {
-        cudaLaunchAttribute a;
-        const cudaLaunchConfig_t c = gconv_impl_bwh_cl_config(B, need, 0, &a);
-        int n = 0;
-        if (cudaOccupancyMaxActiveClusters(&n, k, &c) != cudaSuccess)
-            n = 0, (void)cudaGetLastError(); /* the query's own error, not a launch's */
-        known_dev = dev, known_k = k, known_need = need, known_n = n;
+    /* whole chunks (kernel kw, whose device code has the form where k's has): blocks nch * cl
+     * put exactly cl blocks on each chunk (gconv_impl_bww_chunk_blocks), block b of a chunk
+     * taking its units floor(b per / cl) .. floor((b + 1) per / cl) - 1 */
+    for (cl = per < GCONV_IMPL_BWH_CLMAX ? (int)per : GCONV_IMPL_BWH_CLMAX;
+         gconv_impl_bwh_cl_off != 2 && cl >= 2; cl--) {
+        const int blocks = hi->blocks;
+        if ((per + cl - 1) / cl > most + GCONV_IMPL_BWH_CLW_MORE)
+            break; /* fewer blocks only get slower */
+        B->cl = cl, hi->blocks = B->ho.blocks = (int)(nch * cl);
+        if (gconv_impl_bwh_cl_fits(B, kw, need, dev, nch)) {
+            B->stg = at, *smem = need;
+            B->w.splits = 1, B->w.mode = GCONV_IMPL_BWW_DIRECT, B->w.fl = 1, B->w.fvl = 8;
+            return 1;
+        }
+        hi->blocks = B->ho.blocks = blocks;
     }
-    if (known_n < hi->blocks / GCONV_IMPL_BWH_CL)
+    B->cl = GCONV_IMPL_BWH_CL;
+    if (gconv_impl_bwh_cl_off == 3 || bpc % GCONV_IMPL_BWH_CL || ((uintptr_t)B->w.ws & 15u) ||
+        !gconv_impl_bwh_cl_fits(B, k, need, dev, hi->blocks / GCONV_IMPL_BWH_CL)) {
+        B->cl = 0;
         return 0;
+    }
     B->stg = at, *smem = need;
     B->w.splits = (int)(bpc / GCONV_IMPL_BWH_CL);
     return 1;
 #else
-    (void)B, (void)smem, (void)k, (void)known, (void)yes;
+    (void)B, (void)smem, (void)k, (void)kw, (void)known, (void)yes;
     return 0;
 #endif
 }
@@ -3376,16 +3452,16 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
     static __global__ void __launch_bounds__(GCONV_IMPL_HALO_THREADS, 2)                         \
         kname(const GCONV_IMPL_GRID_CONST gconv_impl_bwh_params P)                               \
     {                                                                                            \
-        gconv_impl_bwh_body(&P, T, NT, gconv_impl_bwh_bufs(8), GCONV_IMPL_BWH_MTW);              \
+        gconv_impl_bwh_body(&P, T, NT, gconv_impl_bwh_bufs(8), GCONV_IMPL_BWH_MTW, 0);           \
     }
 /* C = K = 32, wide warps: GCONV_IMPL_BWH_MTW32 m-tiles x 4 n-tiles a warp (48 accumulators),
  * ceil(taps * 2 / MTW32) warps a group but at least 4 (the cp.async fill wants 256 threads),
  * two groups a block, one block per SM */
-#define GCONV_IMPL_BWW_BWH4_KERNEL(kname, T)                                                     \
+#define GCONV_IMPL_BWW_BWH4_KERNEL(kname, T, WH)                                                 \
     static __global__ void __launch_bounds__(GCONV_IMPL_BWH_W32_MAX, 1)                          \
         kname(const GCONV_IMPL_GRID_CONST gconv_impl_bwh_params P)                               \
     {                                                                                            \
-        gconv_impl_bwh_body(&P, T, 4, gconv_impl_bwh_bufs(32), GCONV_IMPL_BWH_MTW32);            \
+        gconv_impl_bwh_body(&P, T, 4, gconv_impl_bwh_bufs(32), GCONV_IMPL_BWH_MTW32, WH);        \
     }
 /* the narrow-K halo kernel: 4 * TG / 3 warps (TG: taps a chunk), one block per SM */
 #define GCONV_IMPL_BWW_BWN_KERNEL(kname, T)                                                      \
@@ -3398,7 +3474,8 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
     GCONV_IMPL_BWW_BWN_KERNEL(name##_bwn, T)                                                     \
     GCONV_IMPL_BWW_BWH_KERNEL(name##_bwh1, T, 1)                                                 \
     GCONV_IMPL_BWW_BWH_KERNEL(name##_bwh2, T, 2)                                                 \
-    GCONV_IMPL_BWW_BWH4_KERNEL(name##_bwh4, T)                                                   \
+    GCONV_IMPL_BWW_BWH4_KERNEL(name##_bwh4, T, 0)                                                \
+    GCONV_IMPL_BWW_BWH4_KERNEL(name##_bwh4w, T, 1)                                               \
     GCONV_IMPL_BWW_TC_KERNEL(name##_tc0, T, GCONV_IMPL_BWW_TC_TILE0, 0)                          \
     GCONV_IMPL_BWW_TC_KERNEL(name##_tc1, T, GCONV_IMPL_BWW_TC_TILE1, 1)                          \
     GCONV_IMPL_BWW_TC_KERNEL(name##_tc2, T, GCONV_IMPL_BWW_TC_TILE2, 1)                          \
@@ -3520,7 +3597,7 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
         gconv_impl_bwh_params B_;                                                                \
         if ((path) == GCONV_IMPL_BWW_PATH_GEMM && (a)->algo == GCONV_BWD_WEIGHT_ALGO_AUTO &&     \
             (a)->split_k <= 0 && gconv_impl_bwh_plan(p, &(P), (a)->deterministic, &B_)) {        \
-            static unsigned d1_ = 0, d2_ = 0, d4_ = 0, ck_ = 0, cy_ = 0;                         \
+            static unsigned d1_ = 0, d2_ = 0, d4_ = 0, d4w_ = 0, ck_ = 0, cy_ = 0;               \
             int smem_, nt_ = B_.hi.K / 8;                                                        \
             const void *k_ = nt_ == 1   ? (const void *)name##_bwh1                              \
                              : nt_ == 2 ? (const void *)name##_bwh2                              \
@@ -3534,12 +3611,20 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
                 GCONV_OK)                                                                        \
                 return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                              \
                                        "cannot raise the shared-memory limit to %d bytes", mx_); \
+            if (nt_ == 4 && gconv_impl_fwd_smem_attr((const void *)name##_bwh4w, mx_, &d4w_) !=  \
+                                GCONV_OK)                                                        \
+                return gconv_impl_fail(GCONV_ERR_RUNTIME, why, len,                              \
+                                       "cannot raise the shared-memory limit to %d bytes", mx_); \
             s_ = gconv_impl_bww_ws_prepare(&B_.w, a, stream, why, len);                          \
             if (s_ != GCONV_OK)                                                                  \
                 return s_;                                                                       \
-            if (nt_ == 4 && gconv_impl_bwh_cl_plan(&B_, &smem_, k_, &ck_, &cy_)) {               \
-                /* the cluster form: a slab a cluster */                                         \
-                gconv_impl_bwh_cl_launch(k_, &B_, smem_, stream);                                \
+            if (nt_ == 4 &&                                                                      \
+                gconv_impl_bwh_cl_plan(&B_, &smem_, k_, (const void *)name##_bwh4w, &ck_, &cy_)) { \
+                /* the cluster form: whole chunks (final values) or a slab a pair */             \
+                gconv_impl_bwh_cl_launch(B_.w.mode == GCONV_IMPL_BWW_DIRECT                      \
+                                             ? (const void *)name##_bwh4w                        \
+                                             : k_,                                               \
+                                         &B_, smem_, stream);                                    \
                 GCONV_IMPL_BWW_FINISH(name##_fin, &B_.w, stream, why, len);                      \
             }                                                                                    \
             if (nt_ == 1)                                                                        \

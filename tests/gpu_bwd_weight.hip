@@ -575,82 +575,124 @@ Test(bwd_weight, bwh_persistent, .timeout = 180)
     gconv_impl_bwh_no_tma = 0;
 }
 
-/* The C = 32 BWH kernel's cluster form (gconv_impl_bwh_cl_plan: a chunk's blocks in thread-block
- * clusters of GCONV_IMPL_BWH_CL that sum their tiles through distributed shared memory into one
- * slab a cluster): ResNeXt 7x7 / 14x14-like problems whose grids give every chunk a multiple of
- * GCONV_IMPL_BWH_CL blocks, one with an odd G (a short last chunk), fp16 and bf16, the three
- * epilogues, deterministic ones repeated (bit for bit), with a workspace 16-byte aligned (the
- * form) and not (a slab a block). The plan is asked after each case whether it took the form
- * (the kernel's device code and the device's cluster occupancy decide too); on a 132-SM Hopper
- * part with the sm_90a code at least four must have. Every problem also runs with the form
- * turned off (gconv_impl_bwh_cl_off). */
-Test(bwd_weight, bwh_cluster, .timeout = 180)
+/* The C = 32 BWH kernel's cluster form (gconv_impl_bwh_cl_plan): a chunk's blocks in thread-block
+ * clusters that sum their tiles through distributed shared memory, either the whole chunk as
+ * one cluster writing final values (no workspace, no finalize) or pairs of blocks writing a
+ * slab a pair. ResNeXt 7x7 / 14x14-like problems, one with an odd G (a short last chunk), fp16
+ * and bf16, the three epilogues, deterministic ones repeated (bit for bit), with a workspace
+ * 16-byte aligned and not (pairs need it). Each problem runs with both forms allowed, with
+ * pairs only, and with the form off (gconv_impl_bwh_cl_off 0 / 2 / 1). The plan is asked after
+ * each case which form it took (the kernel's device code and the device's cluster occupancy
+ * decide too); on a 132-SM Hopper part with the sm_90a code, problem 3 (8 chunks of 16 images:
+ * 8 clusters of 8) must take whole chunks in both types, and at least four cases pairs where
+ * whole chunks are off. Problem 4 (16 chunks of 16 images) takes whole chunks of as many blocks
+ * as the part's GPCs hold 16 clusters of (6 on an H200 that holds 15 of 7: 2 or 3 images a
+ * block), problem 0 (64 images a chunk) pairs (logged). */
+Test(bwd_weight, bwh_cluster, .timeout = 240)
 {
-    static const int ns[4] = {64, 32, 16, 16}, hw[4] = {7, 7, 14, 7}, gs[4] = {32, 16, 8, 15};
+    static const int ns[5] = {64, 32, 16, 16, 16}, hw[5] = {7, 7, 14, 7, 7};
+    static const int gs[5] = {32, 16, 8, 15, 32};
     static const int types[2] = {GT_T_F16, GT_T_BF16}; /* BWH: d_wei in the input's type */
-    int i, t, off, n = 0, taken = 0;
+    static const int offs[3] = {0, 2, 1};
+    int i, t, oi, n = 0, whole = 0, pairs = 0;
 #if GCONV_IMPL_WS_HOST
     unsigned ck[2] = {0u, 0u}, cy[2] = {0u, 0u}; /* each kernel's sm_90a answer, by device */
 #endif
     gt_require_gpu();
-    for (off = 0; off < 2; off++)
-        for (i = 0; i < 4; i++)
+    for (oi = 0; oi < 3; oi++)
+        for (i = 0; i < 5; i++)
             for (t = 0; t < 2; t++) {
                 gconv_problem p;
                 gt_opts o;
                 const gt_bww_impl *im = &gt_impls[types[t]][0];
+                const int off = offs[oi];
                 memset(&o, 0, sizeof o);
                 gconv_problem_2d(&p, gs[i], ns[i], 32, 32, hw[i], hw[i], 3, 3, 1, 1, 1, 1, 1, 1);
                 gt_set_layouts(&p, im);
                 gconv_impl_bwh_cl_off = off;
-                o.split_k = 0, o.det = (i + t) & 1, o.epi = (i + t + off) % GT_EPI_COUNT;
+                o.split_k = 0, o.det = (i + t) & 1, o.epi = (i + t + oi) % GT_EPI_COUNT;
                 o.ws_off = i == 1 ? 4 : 0;
                 o.init = GT_INIT_DECIMAL, o.repeats = o.det ? 2 : 0;
                 o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
                 gt_case(im, &p, &o, 0xC1A5u + (uint64_t)n++);
 #if GCONV_IMPL_WS_HOST
-                if (!off) {
+                if (off != 1) {
                     gconv_impl_bww_params P;
                     gconv_impl_bwh_params B;
                     const void *k = t == 0 ? (const void *)bww_f16_nhwgc_bwh4
                                            : (const void *)bww_bf16_nhwgc_bwh4;
-                    int smem, cl;
+                    const void *kw = t == 0 ? (const void *)bww_f16_nhwgc_bwh4w
+                                            : (const void *)bww_bf16_nhwgc_bwh4w;
+                    int smem, cl, units;
                     gconv_impl_bww_fill(&p, im->t, im->tout, &P);
                     P.in = P.dout = (const void *)(uintptr_t)4096;
                     P.ws = (float *)(uintptr_t)(4096 + o.ws_off); /* as the case's alignment */
                     cr_assert(gconv_impl_bwh_plan(&p, &P, o.det, &B), "problem %d: not BWH", i);
                     gconv_impl_bwh_tma_setup(&B, &p);
                     smem = gconv_impl_bwh_smem(&B);
-                    cl = gconv_impl_bwh_cl_plan(&B, &smem, k, &ck[t], &cy[t]);
+                    units = B.hi.units;
+                    cl = gconv_impl_bwh_cl_plan(&B, &smem, k, kw, &ck[t], &cy[t]);
                     {
-                        cudaLaunchAttribute at;
-                        const cudaLaunchConfig_t c = gconv_impl_bwh_cl_config(&B, smem, 0, &at);
                         int mac = -1;
-                        (void)cudaOccupancyMaxActiveClusters(&mac, k, &c);
-                        cr_log_info("problem %d: %d units, %d blocks, %d B shared, at most %d "
-                                    "clusters of %d at once; cluster form %s", i, B.hi.units,
-                                    B.hi.blocks, smem, mac, GCONV_IMPL_BWH_CL,
-                                    cl ? "taken" : "not taken");
+                        if (cl) {
+                            cudaLaunchAttribute at;
+                            const cudaLaunchConfig_t c =
+                                gconv_impl_bwh_cl_config(&B, smem, 0, &at);
+                            (void)cudaOccupancyMaxActiveClusters(
+                                &mac, B.w.mode == GCONV_IMPL_BWW_DIRECT ? kw : k, &c);
+                        }
+                        cr_log_info("problem %d (off %d): %d units, %d blocks, %d B shared; "
+                                    "%s (%d clusters of %d at once)", i, off, units,
+                                    B.hi.blocks, smem, !cl ? "no cluster form"
+                                    : B.w.mode == GCONV_IMPL_BWW_DIRECT ? "whole chunks"
+                                                                        : "pairs",
+                                    mac, B.cl);
                     }
-                    taken += cl;
+                    if (i == 0 && t == 0 && off == 0) {
+                        /* the device's room for clusters of each size at this kernel's size */
+                        char line[128];
+                        int c, at = 0;
+                        for (c = 2; c <= GCONV_IMPL_BWH_CLMAX; c++) {
+                            gconv_impl_bwh_params Bc = B;
+                            cudaLaunchAttribute a;
+                            cudaLaunchConfig_t lc;
+                            int m = -1;
+                            Bc.cl = c, Bc.hi.blocks = 8 * 7 * 6 * 5; /* a multiple of each */
+                            lc = gconv_impl_bwh_cl_config(&Bc, smem, 0, &a);
+                            (void)cudaOccupancyMaxActiveClusters(&m, k, &lc);
+                            at += snprintf(line + at, sizeof line - (size_t)at, " %d:%d", c, m);
+                        }
+                        cr_log_info("clusters at once by size (%d B shared):%s", smem, line);
+                    }
+                    if (cl && B.w.mode == GCONV_IMPL_BWW_DIRECT) {
+                        cr_expect(off == 0 && B.cl >= 2, "problem %d: whole chunks with off %d",
+                                  i, off);
+                        whole += i == 3;
+                    } else if (cl) {
+                        cr_expect(B.cl == GCONV_IMPL_BWH_CL, "problem %d: pairs of %d", i, B.cl);
+                        pairs += off == 2;
+                    }
                 }
 #endif
             }
     gconv_impl_bwh_cl_off = 0;
 #if GCONV_IMPL_WS_HOST
-    cr_log_info("%d of 8 problems took the cluster form (2 have an unaligned workspace)", taken);
+    cr_log_info("%d of 2 whole-chunk cases of problem 3, %d of 8 pair cases (2 have an unaligned "
+                "workspace)", whole, pairs);
     {
-        /* where the form is expected: the kernel's sm_90a code on a 132-SM Hopper part (H100
-         * SXM, H200: the plan's 128-block grids and room for 64 pairs); elsewhere it may be
-         * refused, and every problem above ran the slab form, checked all the same */
+        /* where the forms are expected: the kernel's sm_90a code on a 132-SM Hopper part (H100
+         * SXM, H200: room for 8 clusters of 8 and 64 pairs); elsewhere they may be refused,
+         * and every problem above ran the slab form, checked all the same */
         int dev = 0;
         cudaDeviceProp pr;
         if (cudaGetDevice(&dev) == cudaSuccess &&
             cudaGetDeviceProperties(&pr, dev) == cudaSuccess && pr.major == 9 &&
             pr.multiProcessorCount == 132 &&
             gconv_impl_kernel_smem_at_least((const void *)bww_f16_nhwgc_bwh4,
-                                            GCONV_IMPL_BWH_CL_MARK, &ck[0], &cy[0]))
-            cr_assert(taken >= 4, "only %d problems took the cluster form", taken);
+                                            GCONV_IMPL_BWH_CL_MARK, &ck[0], &cy[0])) {
+            cr_assert(whole >= 2, "only %d whole-chunk cases", whole);
+            cr_assert(pairs >= 4, "only %d pair cases", pairs);
+        }
     }
 #endif
 }
