@@ -104,7 +104,9 @@
  *         halo and d_out rows in shared memory (a ring of buffers filled by the copy engine on
  *         sm_90a, else by cp.async), ldmatrix.trans at each lane's tap into mma.sync (C = 32:
  *         each warp 3 m-tiles x all 4 n-tiles); its sums stay in registers across the units of a
- *         group chunk and are handed over as one slab per block (both modes). C = K = 4 runs in
+ *         group chunk and are handed over as one slab per block (both modes; at C = 32 on
+ *         sm_90a a chunk's blocks as one thread-block cluster writing final values, or pairs
+ *         writing a slab a pair: gconv_impl_bwh_cl_plan). C = K = 4 runs in
  *         pair mode: two adjacent groups are one group of 8 channels (the same bytes in NHWGC),
  *         and only the diagonal 4 x 4 blocks of its 8 x 8 sums are kept.
  *   DW    depthwise direct kernel: a thread owns 16 bytes of channels (8 fp16 / bf16, 4 fp32)
@@ -1263,7 +1265,8 @@ static __device__ __forceinline__ void gconv_impl_bww_dw_body(const gconv_impl_b
 /* The blocks sharing chunk `chunk` when U units, `per` to a chunk in chunk order, are dealt to
  * B blocks in equal ranges (block b takes units floor(b U / B) .. floor((b + 1) U / B) - 1, so
  * the block holding unit u is floor(((u + 1) B - 1) / U)): the first (*b0) and the last (*b1).
- * The halo kernels BWH and BWN hand their sums over so, one slab per block of a chunk. */
+ * The halo kernels BWH and BWN hand their sums over so, one slab per block of a chunk (BWH at
+ * C = 32 in clusters: one a pair of blocks, or none, gconv_impl_bwh_cl_plan). */
 static inline GCONV_HD void gconv_impl_bww_chunk_blocks(int64_t chunk, int64_t per, int64_t B,
                                                         int64_t U, int64_t *b0, int64_t *b1)
 {
@@ -1878,8 +1881,11 @@ static __device__ __forceinline__ void gconv_impl_bww_few4t_body(const gconv_imp
 #ifndef GCONV_IMPL_BWH_CLW_MORE
 #define GCONV_IMPL_BWH_CLW_MORE 1
 #endif
-/* static shared memory that only the cluster form's device code declares (its host-side sign) */
-#define GCONV_IMPL_BWH_CL_MARK 16
+/* static shared memory that only the cluster form's device code declares (its host-side sign):
+ * 128 bytes aligned to 128, so that the dynamic shared memory after it (aligned to 16 only)
+ * stays 128-byte aligned, as the kernel's copy-engine buffers need (a 16-byte mark put it 16
+ * bytes off and the kernel fell back to cp.async: gconv_impl_bwh_body's tma test) */
+#define GCONV_IMPL_BWH_CL_MARK 128
 #define GCONV_IMPL_BWH_TARGET 128      /* virtual pixels per unit, at most */
 #ifndef GCONV_IMPL_BWH_S32
 #define GCONV_IMPL_BWH_S32 3           /* halo buffers of the C = K = 32 kernel */
@@ -1900,7 +1906,7 @@ typedef struct gconv_impl_bwh_params {
     int stg;                   /* C = 32 in clusters (gconv_impl_bwh_cl_plan): bytes from the
                                 * shared memory's start to the tiles the blocks sum
                                 * (gconv_impl_bwh_emit_cluster); 0: not in clusters */
-    int cl;                    /* blocks of a cluster there (2 .. GCONV_IMPL_BWH_CLMAX) */
+    int cl;                    /* blocks of a cluster there (2 .. GCONV_IMPL_BWH_CLMAX; 0: none) */
 } gconv_impl_bwh_params;
 
 /* m-tiles per warp of the C = 32 wide-warp kernel (each warp all four n-tiles of K = 32) */
@@ -2111,7 +2117,7 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit_cluster(const gconv_i
                        NT, MTW); /* group gl's tile */
     /* the host's sign that this kernel's device code has the cluster form (gconv_impl_bwh_cl_plan:
      * static shared memory only this function declares) */
-    __shared__ unsigned mark[GCONV_IMPL_BWH_CL_MARK / 4];
+    __shared__ __align__(128) unsigned mark[GCONV_IMPL_BWH_CL_MARK / 4];
     if (threadIdx.x == 0)
         asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(gconv_impl_igemm_smem_addr(mark)),
                      "r"(rank)
@@ -2227,6 +2233,11 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA
     GCONV_IMPL_DYN_SMEM(smem);
     const gconv_impl_halo_params *hi = &P->hi, *ho = &P->ho;
+#if !GCONV_IMPL_HAS_WGMMA
+    if (WH) /* the whole-chunk kernel exists only in sm_90a passes (the host never launches
+             * this body: gconv_impl_bwh_cl_plan) */
+        return;
+#endif
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int nthr = (int)blockDim.x;
     const int Wp = hi->Wp, C = hi->C, bb = P->buf_bytes, hb = P->hoff;
@@ -2928,40 +2939,49 @@ static inline cudaLaunchConfig_t gconv_impl_bwh_cl_config(const gconv_impl_bwh_p
 }
 
 /* Whether the device holds `clusters` clusters of B->cl blocks of kernel k with smem bytes at
- * once (cudaOccupancyMaxActiveClusters; the answer kept per cluster size and asked again when
- * the device, kernel or size changes: a cache for speed only, not guarded against threads). */
+ * once (cudaOccupancyMaxActiveClusters). The answers are kept per cluster size and kernel (the
+ * pairs' and the whole chunks' kernels in separate slots) and asked again when the device, size
+ * or block changes; a failed query is not kept. A cache for speed only, not guarded against
+ * threads: a torn entry costs a wrong guess, which the launch then reports. */
 static inline int gconv_impl_bwh_cl_fits(const gconv_impl_bwh_params *B, const void *k, int smem,
-                                         int dev, int64_t clusters)
+                                         int dev, int64_t clusters, int whole)
 {
-    static int known_dev[GCONV_IMPL_BWH_CLMAX + 1], known_need[GCONV_IMPL_BWH_CLMAX + 1],
-        known_n[GCONV_IMPL_BWH_CLMAX + 1];
-    static const void *known_k[GCONV_IMPL_BWH_CLMAX + 1];
-    const int i = B->cl;
-    if (known_k[i] != k || known_dev[i] != dev || known_need[i] != smem) {
+    static int known_dev[2][GCONV_IMPL_BWH_CLMAX + 1], known_need[2][GCONV_IMPL_BWH_CLMAX + 1],
+        known_thr[2][GCONV_IMPL_BWH_CLMAX + 1], known_n[2][GCONV_IMPL_BWH_CLMAX + 1];
+    static const void *known_k[2][GCONV_IMPL_BWH_CLMAX + 1];
+    const int i = B->cl, w = whole ? 1 : 0;
+    if (known_k[w][i] != k || known_dev[w][i] != dev || known_need[w][i] != smem ||
+        known_thr[w][i] != B->threads) {
         cudaLaunchAttribute a;
         const cudaLaunchConfig_t c = gconv_impl_bwh_cl_config(B, smem, 0, &a);
         int n = 0;
-        if (cudaOccupancyMaxActiveClusters(&n, k, &c) != cudaSuccess)
-            n = 0, (void)cudaGetLastError(); /* the query's own error, not a launch's */
-        known_dev[i] = dev, known_k[i] = k, known_need[i] = smem, known_n[i] = n;
+        if (cudaOccupancyMaxActiveClusters(&n, k, &c) != cudaSuccess) {
+            (void)cudaGetLastError(); /* the query's own error, not a launch's */
+            return 0;
+        }
+        known_dev[w][i] = dev, known_k[w][i] = k, known_need[w][i] = smem;
+        known_thr[w][i] = B->threads, known_n[w][i] = n;
     }
-    return known_n[i] >= clusters;
+    return known_n[w][i] >= clusters;
 }
 #endif
 
 /* The cluster form of the C = 32 kernel (gconv_impl_bwh_emit_cluster) for planned B with its
- * workspace set, whose kernel k takes *smem bytes of shared memory (its attribute already
- * raised to GCONV_IMPL_BWH4_MAX_SMEM). Where slab mode gives every chunk the same number of
- * blocks, each with units of that chunk only (not pair mode), the tiles fit, the kernel's
- * device code has the form (an sm_90a pass: its GCONV_IMPL_BWH_CL_MARK bytes of static shared
- * memory, asked through gconv_impl_kernel_smem_at_least with the caller's known / yes;
- * elsewhere the kernel would write a slab a block while the finalize summed fewer), and the
- * device holds every cluster at once (gconv_impl_bwh_cl_fits):
+ * workspace set, whose kernels k (pairs) and kw (whole chunks) take *smem bytes of shared
+ * memory (their attributes already raised to GCONV_IMPL_BWH4_MAX_SMEM). Where slab mode gives
+ * every chunk the same number of blocks, each with units of that chunk only (not pair mode),
+ * the tiles fit, the kernel's device code has the form (an sm_90a pass: its
+ * GCONV_IMPL_BWH_CL_MARK bytes of static shared memory, asked through
+ * gconv_impl_kernel_smem_at_least with the caller's known[0] / yes[0] for k, [1] for kw;
+ * elsewhere k would write a slab a block while the finalize summed fewer, and kw is empty),
+ * and the device holds every cluster at once (gconv_impl_bwh_cl_fits):
  * - whole chunks: a chunk's blocks one cluster of cl = 8 .. 2 blocks (the largest that fits)
  *   of kernel kw (the same kernel with the whole-chunk hand-over), final values, no finalize
- *   (mode GCONV_IMPL_BWW_DIRECT), where its blocks' most units (ceil(per / cl)) exceed the slab
- *   plan's by at most GCONV_IMPL_BWH_CLW_MORE (H200, ResNeXt 7x7 C = K = 32 with N = 8: 13.3
- *   -> 11.8 us; N = 64 would need 16 clusters of 7 or 8, and that H200 holds 15);
+ *   and no use of the workspace (mode GCONV_IMPL_BWW_DIRECT; the caller has checked it all
+ *   the same, as the workspace size the API reports does not depend on the device), where its
+ *   blocks' most units (ceil(per / cl)) exceed the slab plan's by at most
+ *   GCONV_IMPL_BWH_CLW_MORE (H200, ResNeXt 7x7 C = K = 32 with N = 8: 13.2 -> 11.8 us; N = 64
+ *   would need 16 clusters of 7 or 8, and that H200 holds 15);
  * - else pairs: clusters of GCONV_IMPL_BWH_CL where that divides the chunk's blocks and the
  *   workspace is 16-byte aligned, a slab a pair (B->w.splits: the chunk's clusters).
  * Then sets B->stg, B->cl, *smem (and for whole chunks the blocks and mode) and returns 1. The
@@ -2992,12 +3012,14 @@ static inline int gconv_impl_bwh_cl_plan(gconv_impl_bwh_params *B, int *smem, co
      * put exactly cl blocks on each chunk (gconv_impl_bww_chunk_blocks), block b of a chunk
      * taking its units floor(b per / cl) .. floor((b + 1) per / cl) - 1 */
     for (cl = per < GCONV_IMPL_BWH_CLMAX ? (int)per : GCONV_IMPL_BWH_CLMAX;
-         gconv_impl_bwh_cl_off != 2 && cl >= 2; cl--) {
+         gconv_impl_bwh_cl_off != 2 && cl >= 2 &&
+         gconv_impl_kernel_smem_at_least(kw, GCONV_IMPL_BWH_CL_MARK, known + 1, yes + 1);
+         cl--) {
         const int blocks = hi->blocks;
         if ((per + cl - 1) / cl > most + GCONV_IMPL_BWH_CLW_MORE)
             break; /* fewer blocks only get slower */
         B->cl = cl, hi->blocks = B->ho.blocks = (int)(nch * cl);
-        if (gconv_impl_bwh_cl_fits(B, kw, need, dev, nch)) {
+        if (gconv_impl_bwh_cl_fits(B, kw, need, dev, nch, 1)) {
             B->stg = at, *smem = need;
             B->w.splits = 1, B->w.mode = GCONV_IMPL_BWW_DIRECT, B->w.fl = 1, B->w.fvl = 8;
             return 1;
@@ -3006,7 +3028,7 @@ static inline int gconv_impl_bwh_cl_plan(gconv_impl_bwh_params *B, int *smem, co
     }
     B->cl = GCONV_IMPL_BWH_CL;
     if (gconv_impl_bwh_cl_off == 3 || bpc % GCONV_IMPL_BWH_CL || ((uintptr_t)B->w.ws & 15u) ||
-        !gconv_impl_bwh_cl_fits(B, k, need, dev, hi->blocks / GCONV_IMPL_BWH_CL)) {
+        !gconv_impl_bwh_cl_fits(B, k, need, dev, hi->blocks / GCONV_IMPL_BWH_CL, 0)) {
         B->cl = 0;
         return 0;
     }
@@ -3597,7 +3619,8 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
         gconv_impl_bwh_params B_;                                                                \
         if ((path) == GCONV_IMPL_BWW_PATH_GEMM && (a)->algo == GCONV_BWD_WEIGHT_ALGO_AUTO &&     \
             (a)->split_k <= 0 && gconv_impl_bwh_plan(p, &(P), (a)->deterministic, &B_)) {        \
-            static unsigned d1_ = 0, d2_ = 0, d4_ = 0, d4w_ = 0, ck_ = 0, cy_ = 0;               \
+            static unsigned d1_ = 0, d2_ = 0, d4_ = 0, d4w_ = 0, ck_[2] = {0u, 0u},              \
+                            cy_[2] = {0u, 0u};                                                   \
             int smem_, nt_ = B_.hi.K / 8;                                                        \
             const void *k_ = nt_ == 1   ? (const void *)name##_bwh1                              \
                              : nt_ == 2 ? (const void *)name##_bwh2                              \
@@ -3619,7 +3642,7 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
             if (s_ != GCONV_OK)                                                                  \
                 return s_;                                                                       \
             if (nt_ == 4 &&                                                                      \
-                gconv_impl_bwh_cl_plan(&B_, &smem_, k_, (const void *)name##_bwh4w, &ck_, &cy_)) { \
+                gconv_impl_bwh_cl_plan(&B_, &smem_, k_, (const void *)name##_bwh4w, ck_, cy_)) {   \
                 /* the cluster form: whole chunks (final values) or a slab a pair */             \
                 gconv_impl_bwh_cl_launch(B_.w.mode == GCONV_IMPL_BWW_DIRECT                      \
                                              ? (const void *)name##_bwh4w                        \

@@ -528,7 +528,8 @@ Test(bwd_weight, determinism, .timeout = 60)
 }
 
 /* The BWH kernel's persistent grid: more units than resident blocks, so block ranges cross
- * group chunks and several blocks share a chunk (slabs); C = K = 8, 16, 32 ResNeXt-like (and
+ * group chunks and several blocks share a chunk (slabs; at C = 32 on sm_90a the cluster
+ * forms, bwh_cluster); C = K = 8, 16, 32 ResNeXt-like (and
  * 4, G = 64, in pair mode), 16 images, deterministic (repeated, bit for bit) and fast, fp16
  * and bf16; each with its copies by the copy engine where the build has it (checked: the
  * plan takes it; the kernel still falls back to cp.async on a device pass without sm_90a or
@@ -577,30 +578,40 @@ Test(bwd_weight, bwh_persistent, .timeout = 180)
 
 /* The C = 32 BWH kernel's cluster form (gconv_impl_bwh_cl_plan): a chunk's blocks in thread-block
  * clusters that sum their tiles through distributed shared memory, either the whole chunk as
- * one cluster writing final values (no workspace, no finalize) or pairs of blocks writing a
- * slab a pair. ResNeXt 7x7 / 14x14-like problems, one with an odd G (a short last chunk), fp16
+ * one cluster writing final values (the workspace unused, no finalize) or pairs of blocks
+ * writing a slab a pair. ResNeXt 7x7 / 14x14-like problems, one with an odd G (a short last chunk), fp16
  * and bf16, the three epilogues, deterministic ones repeated (bit for bit), with a workspace
  * 16-byte aligned and not (pairs need it). Each problem runs with both forms allowed, with
  * pairs only, and with the form off (gconv_impl_bwh_cl_off 0 / 2 / 1). The plan is asked after
  * each case which form it took (the kernel's device code and the device's cluster occupancy
- * decide too); on a 132-SM Hopper part with the sm_90a code, problem 3 (8 chunks of 16 images:
- * 8 clusters of 8) must take whole chunks in both types, and at least four cases pairs where
- * whole chunks are off. Problem 4 (16 chunks of 16 images) takes whole chunks of as many blocks
- * as the part's GPCs hold 16 clusters of (6 on an H200 that holds 15 of 7: 2 or 3 images a
- * block), problem 0 (64 images a chunk) pairs (logged). */
+ * decide too); on a 132-SM Hopper part with the sm_90a code, problems 3, 5 and 6 (8 chunks of
+ * 16 images: 8 clusters of 8; the three epilogues in each type) must take whole chunks, and at
+ * least four cases pairs where whole chunks are off. Problem 4 (16 chunks of 16 images) takes
+ * whole chunks of as many blocks as the part's GPCs hold 16 clusters of (6 on an H200 that
+ * holds 15 of 7: 2 or 3 images a block), problem 0 (64 images a chunk) pairs (logged). Not
+ * covered: whole chunks into strided (GKCYX) or unaligned d_wei (gconv_impl_bww_final4's
+ * element path), which this file's NHWGC instantiations do not have. */
 Test(bwd_weight, bwh_cluster, .timeout = 240)
 {
-    static const int ns[5] = {64, 32, 16, 16, 16}, hw[5] = {7, 7, 14, 7, 7};
-    static const int gs[5] = {32, 16, 8, 15, 32};
+    /* 5 and 6: problem 3 again, for the other epilogues in each type */
+    static const int ns[7] = {64, 32, 16, 16, 16, 16, 16}, hw[7] = {7, 7, 14, 7, 7, 7, 7};
+    static const int gs[7] = {32, 16, 8, 15, 32, 15, 15};
     static const int types[2] = {GT_T_F16, GT_T_BF16}; /* BWH: d_wei in the input's type */
     static const int offs[3] = {0, 2, 1};
     int i, t, oi, n = 0, whole = 0, pairs = 0;
 #if GCONV_IMPL_WS_HOST
-    unsigned ck[2] = {0u, 0u}, cy[2] = {0u, 0u}; /* each kernel's sm_90a answer, by device */
+    /* each type's pairs' and whole chunks' kernels' sm_90a answers, by device */
+    unsigned ck[2][2] = {{0u, 0u}, {0u, 0u}}, cy[2][2] = {{0u, 0u}, {0u, 0u}};
+    cudaDeviceProp pr;
+    int dev = 0, hopper = 0;
 #endif
     gt_require_gpu();
+#if GCONV_IMPL_WS_HOST
+    hopper = cudaGetDevice(&dev) == cudaSuccess &&
+             cudaGetDeviceProperties(&pr, dev) == cudaSuccess && pr.major == 9;
+#endif
     for (oi = 0; oi < 3; oi++)
-        for (i = 0; i < 5; i++)
+        for (i = 0; i < 7; i++)
             for (t = 0; t < 2; t++) {
                 gconv_problem p;
                 gt_opts o;
@@ -610,7 +621,8 @@ Test(bwd_weight, bwh_cluster, .timeout = 240)
                 gconv_problem_2d(&p, gs[i], ns[i], 32, 32, hw[i], hw[i], 3, 3, 1, 1, 1, 1, 1, 1);
                 gt_set_layouts(&p, im);
                 gconv_impl_bwh_cl_off = off;
-                o.split_k = 0, o.det = (i + t) & 1, o.epi = (i + t + oi) % GT_EPI_COUNT;
+                o.split_k = 0, o.det = (i + t) & 1;
+                o.epi = (i + t + oi + (i >= 5 ? 2 : 0)) % GT_EPI_COUNT;
                 o.ws_off = i == 1 ? 4 : 0;
                 o.init = GT_INIT_DECIMAL, o.repeats = o.det ? 2 : 0;
                 o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
@@ -631,7 +643,7 @@ Test(bwd_weight, bwh_cluster, .timeout = 240)
                     gconv_impl_bwh_tma_setup(&B, &p);
                     smem = gconv_impl_bwh_smem(&B);
                     units = B.hi.units;
-                    cl = gconv_impl_bwh_cl_plan(&B, &smem, k, kw, &ck[t], &cy[t]);
+                    cl = gconv_impl_bwh_cl_plan(&B, &smem, k, kw, ck[t], cy[t]);
                     {
                         int mac = -1;
                         if (cl) {
@@ -640,6 +652,7 @@ Test(bwd_weight, bwh_cluster, .timeout = 240)
                                 gconv_impl_bwh_cl_config(&B, smem, 0, &at);
                             (void)cudaOccupancyMaxActiveClusters(
                                 &mac, B.w.mode == GCONV_IMPL_BWW_DIRECT ? kw : k, &c);
+                            (void)cudaGetLastError(); /* not a later case's launch error */
                         }
                         cr_log_info("problem %d (off %d): %d units, %d blocks, %d B shared; "
                                     "%s (%d clusters of %d at once)", i, off, units,
@@ -648,7 +661,7 @@ Test(bwd_weight, bwh_cluster, .timeout = 240)
                                                                         : "pairs",
                                     mac, B.cl);
                     }
-                    if (i == 0 && t == 0 && off == 0) {
+                    if (i == 0 && t == 0 && off == 0 && hopper) {
                         /* the device's room for clusters of each size at this kernel's size */
                         char line[128];
                         int c, at = 0;
@@ -660,6 +673,7 @@ Test(bwd_weight, bwh_cluster, .timeout = 240)
                             Bc.cl = c, Bc.hi.blocks = 8 * 7 * 6 * 5; /* a multiple of each */
                             lc = gconv_impl_bwh_cl_config(&Bc, smem, 0, &a);
                             (void)cudaOccupancyMaxActiveClusters(&m, k, &lc);
+                            (void)cudaGetLastError();
                             at += snprintf(line + at, sizeof line - (size_t)at, " %d:%d", c, m);
                         }
                         cr_log_info("clusters at once by size (%d B shared):%s", smem, line);
@@ -667,7 +681,7 @@ Test(bwd_weight, bwh_cluster, .timeout = 240)
                     if (cl && B.w.mode == GCONV_IMPL_BWW_DIRECT) {
                         cr_expect(off == 0 && B.cl >= 2, "problem %d: whole chunks with off %d",
                                   i, off);
-                        whole += i == 3;
+                        whole += i == 3 || i >= 5;
                     } else if (cl) {
                         cr_expect(B.cl == GCONV_IMPL_BWH_CL, "problem %d: pairs of %d", i, B.cl);
                         pairs += off == 2;
@@ -677,22 +691,16 @@ Test(bwd_weight, bwh_cluster, .timeout = 240)
             }
     gconv_impl_bwh_cl_off = 0;
 #if GCONV_IMPL_WS_HOST
-    cr_log_info("%d of 2 whole-chunk cases of problem 3, %d of 8 pair cases (2 have an unaligned "
-                "workspace)", whole, pairs);
-    {
-        /* where the forms are expected: the kernel's sm_90a code on a 132-SM Hopper part (H100
-         * SXM, H200: room for 8 clusters of 8 and 64 pairs); elsewhere they may be refused,
-         * and every problem above ran the slab form, checked all the same */
-        int dev = 0;
-        cudaDeviceProp pr;
-        if (cudaGetDevice(&dev) == cudaSuccess &&
-            cudaGetDeviceProperties(&pr, dev) == cudaSuccess && pr.major == 9 &&
-            pr.multiProcessorCount == 132 &&
-            gconv_impl_kernel_smem_at_least((const void *)bww_f16_nhwgc_bwh4,
-                                            GCONV_IMPL_BWH_CL_MARK, &ck[0], &cy[0])) {
-            cr_assert(whole >= 2, "only %d whole-chunk cases", whole);
-            cr_assert(pairs >= 4, "only %d pair cases", pairs);
-        }
+    cr_log_info("%d of 6 whole-chunk cases of problems 3, 5, 6, %d of 12 pair cases (2 have an "
+                "unaligned workspace)", whole, pairs);
+    /* where the forms are expected: the kernels' sm_90a code on a 132-SM Hopper part (H100
+     * SXM, H200: room for 8 clusters of 8 and 64 pairs); elsewhere they may be refused, and
+     * every problem above ran the slab form, checked all the same */
+    if (hopper && pr.multiProcessorCount == 132 &&
+        gconv_impl_kernel_smem_at_least((const void *)bww_f16_nhwgc_bwh4, GCONV_IMPL_BWH_CL_MARK,
+                                        &ck[0][0], &cy[0][0])) {
+        cr_assert(whole == 6, "only %d whole-chunk cases", whole);
+        cr_assert(pairs >= 4, "only %d pair cases", pairs);
     }
 #endif
 }
