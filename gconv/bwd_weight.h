@@ -1885,7 +1885,9 @@ static __device__ __forceinline__ void gconv_impl_bww_few4t_body(const gconv_imp
  * 128 bytes aligned to 128, so that the dynamic shared memory after it (aligned to 16 only)
  * stays 128-byte aligned, as the kernel's copy-engine buffers need (a 16-byte mark put it 16
  * bytes off and the kernel fell back to cp.async: gconv_impl_bwh_body's tma test) */
+#ifndef GCONV_IMPL_BWH_CL_MARK
 #define GCONV_IMPL_BWH_CL_MARK 128
+#endif
 #define GCONV_IMPL_BWH_TARGET 128      /* virtual pixels per unit, at most */
 #ifndef GCONV_IMPL_BWH_S32
 #define GCONV_IMPL_BWH_S32 3           /* halo buffers of the C = K = 32 kernel */
@@ -2058,6 +2060,13 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit(const gconv_impl_bwh_
         }
     }
 }
+#endif
+
+#if defined(GCONV_PLATFORM_CUDA)
+/* Blocks of the BWH kernels whose plan had the copy engine but whose dynamic shared memory was
+ * not 128-byte aligned, so they fell back to cp.async (sm_90a passes; a test reads it: such a
+ * fallback is silent otherwise, and a static shared-memory declaration once caused it). */
+static __device__ unsigned gconv_impl_bwh_tma_missed;
 #endif
 
 #if GCONV_IMPL_IGEMM_MATH == GCONV_IMPL_MATH_MMA && GCONV_IMPL_HAS_WGMMA
@@ -2256,6 +2265,8 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
     const int tma = hi->tma && (gconv_impl_igemm_smem_addr(smem) & 127u) == 0;
     const unsigned tbar = gconv_impl_igemm_smem_addr(smem + hi->tbar_off);
     unsigned tph = 0u; /* bit b: the phase parity tbar + 8 b completes next */
+    if (hi->tma && !tma && tid == 0) /* planned but misaligned: counted for the tests */
+        atomicAdd(&gconv_impl_bwh_tma_missed, 1u);
 #else
     const int tma = 0;
     const unsigned tbar = 0u;

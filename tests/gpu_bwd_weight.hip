@@ -527,6 +527,20 @@ Test(bwd_weight, determinism, .timeout = 60)
         }
 }
 
+/* That no BWH block of this test process fell back from the copy engine that its plan had (a
+ * dynamic shared-memory base off 128 bytes: silent but for gconv_impl_bwh_tma_missed, which
+ * sm_90a device code counts; a 16-byte static declaration once caused it on every C = 32
+ * launch). Criterion runs each test in a process of its own, so the count is the test's. */
+static void gt_bwh_tma_check(void)
+{
+#if defined(GCONV_PLATFORM_CUDA)
+    unsigned missed = 0u;
+    cr_assert(cudaMemcpyFromSymbol(&missed, gconv_impl_bwh_tma_missed, sizeof missed) ==
+              cudaSuccess);
+    cr_expect(missed == 0u, "%u BWH blocks fell back from the copy engine to cp.async", missed);
+#endif
+}
+
 /* The BWH kernel's persistent grid: more units than resident blocks, so block ranges cross
  * group chunks and several blocks share a chunk (slabs; at C = 32 on sm_90a the cluster
  * forms, bwh_cluster); C = K = 8, 16, 32 ResNeXt-like (and
@@ -574,6 +588,7 @@ Test(bwd_weight, bwh_persistent, .timeout = 180)
 #endif
             }
     gconv_impl_bwh_no_tma = 0;
+    gt_bwh_tma_check();
 }
 
 /* The C = 32 BWH kernel's cluster form (gconv_impl_bwh_cl_plan): a chunk's blocks in thread-block
@@ -690,6 +705,7 @@ Test(bwd_weight, bwh_cluster, .timeout = 240)
 #endif
             }
     gconv_impl_bwh_cl_off = 0;
+    gt_bwh_tma_check();
 #if GCONV_IMPL_WS_HOST
     cr_log_info("%d of 6 whole-chunk cases of problems 3, 5, 6, %d of 12 pair cases (2 have an "
                 "unaligned workspace)", whole, pairs);
