@@ -202,7 +202,8 @@ typedef struct gconv_impl_bww_params {
     int splits, mode;
     int fl;          /* finalize: lanes per element (1 or 32), or 8 (the vector form,
                         gconv_impl_bww_finalize8_body) */
-    int fvl;         /* the vector form's lanes per quad: 8, or 32 over 32 slabs */
+    int fvl;         /* the vector form's lanes per quad: 8, 32 over 32 slabs, 128 over
+                        GCONV_IMPL_BWW_FIN128_FROM */
     int mt, nt, ktc; /* GEMM: tiles along K and Ncol, k-tiles per split */
     int tail0, tbn;  /* TAIL mode: the first split tile, columns of a tile */
     int cl, cb, tchunks; /* DW: channel lanes per block, channel blocks, tap chunks */
@@ -486,6 +487,61 @@ gconv_impl_bww_finalize8_body(const gconv_impl_bww_params *P, const int VEC, con
         }
         if (l == 0 && q < nq)
             gconv_impl_bww_final4(P, q * 4, v);
+    }
+}
+
+/* slabs from which the finalize's vector form takes 128 lanes a quad */
+#ifndef GCONV_IMPL_BWW_FIN128_FROM
+#define GCONV_IMPL_BWW_FIN128_FROM 96
+#endif
+/* The same over 128 lanes a quad (P->fvl 128, from GCONV_IMPL_BWW_FIN128_FROM slabs): four
+ * warps a quad, two quads a 256-thread block, lane l summing slabs l, l + 128, ...
+ * in order, each warp's lanes added by the shuffle tree, then the four warp sums in warp order
+ * through shared memory (the same bits on every run). A lane then has one or two loads in
+ * flight where the 32-lane form's had four or more: ResNeXt 128@56's 132 slabs a chunk were a
+ * latency-bound 4.9 us for 4.9 MB under ncu (H200, bench/NOTES.md session 36). Every thread of
+ * the block runs the same rounds (the barriers). */
+static __device__ __forceinline__ void
+gconv_impl_bww_finalize128_body(const gconv_impl_bww_params *P, const int VEC)
+{
+    __shared__ float4 part[8];
+    const float4 *w = (const float4 *)P->ws;
+    const int64_t nq = P->total / 4;
+    const int tid = (int)threadIdx.x, l = tid & 127, qi = tid >> 7, warp = tid >> 5;
+    int64_t qb;
+    for (qb = (int64_t)blockIdx.x * 2; qb < nq; qb += (int64_t)gridDim.x * 2) {
+        const int64_t q = qb + qi;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        int s, d;
+#pragma unroll 2
+        for (s = q < nq ? l : P->splits; s < P->splits; s += 128) {
+            float4 x;
+            if (VEC) {
+                x = w[(int64_t)s * nq + q];
+            } else {
+                const float *f = P->ws + ((int64_t)s * nq + q) * 4;
+                x = make_float4(f[0], f[1], f[2], f[3]);
+            }
+            v.x += x.x, v.y += x.y, v.z += x.z, v.w += x.w;
+        }
+#pragma unroll
+        for (d = 16; d >= 1; d >>= 1) {
+            v.x += gconv_impl_bww_shfl_down(v.x, d, 32);
+            v.y += gconv_impl_bww_shfl_down(v.y, d, 32);
+            v.z += gconv_impl_bww_shfl_down(v.z, d, 32);
+            v.w += gconv_impl_bww_shfl_down(v.w, d, 32);
+        }
+        if ((tid & 31) == 0)
+            part[warp] = v;
+        __syncthreads(); /* the four warp sums of each quad */
+        if (l == 0 && q < nq) {
+            const float4 a = part[4 * qi], b = part[4 * qi + 1], c = part[4 * qi + 2],
+                         e = part[4 * qi + 3];
+            v = make_float4(((a.x + b.x) + c.x) + e.x, ((a.y + b.y) + c.y) + e.y,
+                            ((a.z + b.z) + c.z) + e.z, ((a.w + b.w) + c.w) + e.w);
+            gconv_impl_bww_final4(P, q * 4, v);
+        }
+        __syncthreads(); /* part[] read before the next round writes it */
     }
 }
 
@@ -2576,7 +2632,9 @@ static inline int gconv_impl_bww_splits(int user, int64_t base_blocks, int64_t u
 static inline void gconv_impl_bww_fin_vec(gconv_impl_bww_params *P)
 {
     if (P->mode == GCONV_IMPL_BWW_SLABS && P->splits > 8 && P->total % 4 == 0)
-        P->fl = 8, P->fvl = P->splits >= 32 ? 32 : 8;
+        P->fl = 8, P->fvl = P->splits >= GCONV_IMPL_BWW_FIN128_FROM ? 128
+                            : P->splits >= 32                      ? 32
+                                                                   : 8;
 }
 
 /* Reduction mode from the splits: direct stores for one split, else slabs (deterministic, or
@@ -3331,11 +3389,15 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
             return gconv_impl_bww_launched(why, len);                                            \
         }                                                                                        \
         if ((P)->fl == 8) {                                                                      \
-            const int64_t qpb_ = (P)->fvl == 32 ? 8 : 32; /* quads a block */                    \
+            const int64_t qpb_ = (P)->fvl == 128 ? 2 : (P)->fvl == 32 ? 8 : 32; /* quads a block */ \
             const int64_t nb_ = ((P)->total / 4 + qpb_ - 1) / qpb_;                              \
             const dim3 g8_((unsigned)(nb_ < 8192 ? nb_ : 8192));                                 \
             const int a16_ = ((uintptr_t)(P)->ws & 15u) == 0;                                    \
-            if ((P)->fvl == 32 && a16_)                                                          \
+            if ((P)->fvl == 128 && a16_)                                                         \
+                hipLaunchKernelGGL(fin##128, g8_, dim3(256), 0, stream, *(P));                   \
+            else if ((P)->fvl == 128)                                                            \
+                hipLaunchKernelGGL(fin##128u, g8_, dim3(256), 0, stream, *(P));                  \
+            else if ((P)->fvl == 32 && a16_)                                                     \
                 hipLaunchKernelGGL(fin##32, g8_, dim3(256), 0, stream, *(P));                    \
             else if ((P)->fvl == 32)                                                             \
                 hipLaunchKernelGGL(fin##32u, g8_, dim3(256), 0, stream, *(P));                   \
@@ -3382,6 +3444,14 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
     GCONV_IMPL_BWW_FIN_VEC_KERNEL(name##_fin8u, 0, 8)                                            \
     GCONV_IMPL_BWW_FIN_VEC_KERNEL(name##_fin32, 1, 32)                                           \
     GCONV_IMPL_BWW_FIN_VEC_KERNEL(name##_fin32u, 0, 32)                                          \
+    static __global__ void __launch_bounds__(256) name##_fin128(gconv_impl_bww_params P)         \
+    {                                                                                            \
+        gconv_impl_bww_finalize128_body(&P, 1);                                                  \
+    }                                                                                            \
+    static __global__ void __launch_bounds__(256) name##_fin128u(gconv_impl_bww_params P)        \
+    {                                                                                            \
+        gconv_impl_bww_finalize128_body(&P, 0);                                                  \
+    }                                                                                            \
     static __global__ void __launch_bounds__(256) name##_fint(gconv_impl_bww_params P)           \
     {                                                                                            \
         gconv_impl_bww_finalize_tail_body(&P);                                                   \

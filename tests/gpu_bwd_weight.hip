@@ -541,6 +541,47 @@ static void gt_bwh_tma_check(void)
 #endif
 }
 
+/* The finalize's 128-lane vector form (from GCONV_IMPL_BWW_FIN128_FROM slabs: four warps a
+ * quad, their sums added through shared memory): a BWH problem (C = K = 8, 28x28, 448 units)
+ * pinned to 400 blocks, 100 slabs a chunk, fp16 and bf16, deterministic (repeated, bit for
+ * bit) and fast, the three epilogues, the workspace 16-byte aligned (16-byte loads) and not
+ * (the 4-byte-load kernel). The plan is asked that it takes the form, so the test cannot pass
+ * on another finalize. */
+Test(bwd_weight, fin128, .timeout = 120)
+{
+    static const int types[2] = {GT_T_F16, GT_T_BF16};
+    int t, j, n = 0;
+    gt_require_gpu();
+    gconv_impl_bwh_blocks = 400;
+    for (t = 0; t < 2; t++)
+        for (j = 0; j < 4; j++) {
+            gconv_problem p;
+            gconv_impl_bww_params P;
+            gconv_impl_bwh_params B;
+            gt_opts o;
+            const gt_bww_impl *im = &gt_impls[types[t]][0];
+            memset(&o, 0, sizeof o);
+            gconv_problem_2d(&p, 32, 16, 8, 8, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1);
+            gt_set_layouts(&p, im);
+            o.split_k = 0, o.det = j & 1, o.epi = (t + j) % GT_EPI_COUNT;
+            o.ws_off = j >= 2 ? 4 : 0;
+            o.init = GT_INIT_DECIMAL, o.repeats = o.det ? 2 : 0;
+            o.algo = GCONV_BWD_WEIGHT_ALGO_AUTO;
+#if defined(GCONV_PLATFORM_CUDA) /* BWH: mma.sync */
+            gconv_impl_bww_fill(&p, im->t, im->tout, &P);
+            P.in = P.dout = (const void *)(uintptr_t)4096;
+            cr_assert(gconv_impl_bwh_plan(&p, &P, o.det, &B), "not BWH");
+            cr_assert(B.w.splits >= GCONV_IMPL_BWW_FIN128_FROM && B.w.fl == 8 && B.w.fvl == 128,
+                      "%d slabs, finalize form %d / %d lanes, not 128 lanes a quad", B.w.splits,
+                      B.w.fl, B.w.fvl);
+#else
+            (void)P, (void)B;
+#endif
+            gt_case(im, &p, &o, 0xF128u + (uint64_t)n++);
+        }
+    gconv_impl_bwh_blocks = 0;
+}
+
 /* The BWH kernel's persistent grid: more units than resident blocks, so block ranges cross
  * group chunks and several blocks share a chunk (slabs; at C = 32 on sm_90a the cluster
  * forms, bwh_cluster); C = K = 8, 16, 32 ResNeXt-like (and
@@ -613,8 +654,9 @@ Test(bwd_weight, bwh_cluster, .timeout = 240)
     static const int gs[7] = {32, 16, 8, 15, 32, 15, 15};
     static const int types[2] = {GT_T_F16, GT_T_BF16}; /* BWH: d_wei in the input's type */
     static const int offs[3] = {0, 2, 1};
-    int i, t, oi, n = 0, whole = 0, pairs = 0;
+    int i, t, oi, n = 0;
 #if GCONV_IMPL_WS_HOST
+    int whole = 0, pairs = 0;
     /* each type's pairs' and whole chunks' kernels' sm_90a answers, by device */
     unsigned ck[2][2] = {{0u, 0u}, {0u, 0u}}, cy[2][2] = {{0u, 0u}, {0u, 0u}};
     cudaDeviceProp pr;
@@ -794,9 +836,11 @@ Test(bwd_weight, bwn, .timeout = 300)
                     cr_expect(B.direct == pins[j][2], "%s: direct %d, not %d",
                               gt_bwn_cases[i].what, B.direct, pins[j][2]);
                 if (took && B.w.splits >= 32)
-                    cr_expect(B.w.fl == 8 && B.w.fvl == 32,
-                              "%s: %d slabs, finalize form %d / %d lanes, not 32 lanes a quad",
-                              gt_bwn_cases[i].what, B.w.splits, B.w.fl, B.w.fvl);
+                    cr_expect(B.w.fl == 8 &&
+                                  B.w.fvl ==
+                                      (B.w.splits >= GCONV_IMPL_BWW_FIN128_FROM ? 128 : 32),
+                              "%s: %d slabs, finalize form %d / %d lanes, not 32 (128) lanes a "
+                              "quad", gt_bwn_cases[i].what, B.w.splits, B.w.fl, B.w.fvl);
                 /* the long case at all taps: 40 units of 2-row bands where the planner takes
                  * them (H100: it does), so 40 slabs */
                 if (took && j == 6 && i == nf - 1 && B.w.splits < 32)
