@@ -452,10 +452,47 @@ static __device__ __forceinline__ float gconv_impl_bww_shfl_down(float v, int d,
 #endif
 }
 
+/* One lane's share of the vector forms: the sum of quad q (< nq, else none) over slabs l,
+ * l + L, ... in order, by 16-byte loads (VEC) or 4-byte ones. */
+static __device__ __forceinline__ float4 gconv_impl_bww_lane_sum(const gconv_impl_bww_params *P,
+                                                                 int64_t nq, int64_t q, int l,
+                                                                 const int L, const int VEC)
+{
+    const float4 *w = (const float4 *)P->ws;
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    int s;
+#pragma unroll 4
+    for (s = q < nq ? l : P->splits; s < P->splits; s += L) {
+        float4 x;
+        if (VEC) {
+            x = w[(int64_t)s * nq + q];
+        } else {
+            const float *f = P->ws + ((int64_t)s * nq + q) * 4;
+            x = make_float4(f[0], f[1], f[2], f[3]);
+        }
+        v.x += x.x, v.y += x.y, v.z += x.z, v.w += x.w;
+    }
+    return v;
+}
+
+/* Lanes l and l + d (d = L / 2, ..., 1) of each group of L lanes added: lane 0 of the group
+ * ends with the group's sum (a fixed tree). */
+static __device__ __forceinline__ float4 gconv_impl_bww_shfl_tree(float4 v, const int L)
+{
+    int d;
+#pragma unroll
+    for (d = L >> 1; d >= 1; d >>= 1) {
+        v.x += gconv_impl_bww_shfl_down(v.x, d, L);
+        v.y += gconv_impl_bww_shfl_down(v.y, d, L);
+        v.z += gconv_impl_bww_shfl_down(v.z, d, L);
+        v.w += gconv_impl_bww_shfl_down(v.w, d, L);
+    }
+    return v;
+}
+
 static __device__ __forceinline__ void
 gconv_impl_bww_finalize8_body(const gconv_impl_bww_params *P, const int VEC, const int L)
 {
-    const float4 *w = (const float4 *)P->ws;
     const int ls = L == 32 ? 5 : 3;
     const int64_t nq = P->total / 4, step = ((int64_t)gridDim.x * blockDim.x) >> ls;
     const int l = (int)threadIdx.x & (L - 1);
@@ -464,27 +501,7 @@ gconv_impl_bww_finalize8_body(const gconv_impl_bww_params *P, const int VEC, con
      * names all 32) */
     int64_t qw = q - (((int)threadIdx.x & (GCONV_WAVE_SIZE - 1)) >> ls);
     for (; qw < nq; q += step, qw += step) {
-        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        int s, d;
-#pragma unroll 4
-        for (s = q < nq ? l : P->splits; s < P->splits; s += L) {
-            float4 x;
-            if (VEC) {
-                x = w[(int64_t)s * nq + q];
-            } else {
-                const float *f = P->ws + ((int64_t)s * nq + q) * 4;
-                x = make_float4(f[0], f[1], f[2], f[3]);
-            }
-            v.x += x.x, v.y += x.y, v.z += x.z, v.w += x.w;
-        }
-        /* lanes l and l + d (d = L / 2, ..., 1) of each group of L: lane 0 ends with the sum */
-#pragma unroll
-        for (d = L >> 1; d >= 1; d >>= 1) {
-            v.x += gconv_impl_bww_shfl_down(v.x, d, L);
-            v.y += gconv_impl_bww_shfl_down(v.y, d, L);
-            v.z += gconv_impl_bww_shfl_down(v.z, d, L);
-            v.w += gconv_impl_bww_shfl_down(v.w, d, L);
-        }
+        const float4 v = gconv_impl_bww_shfl_tree(gconv_impl_bww_lane_sum(P, nq, q, l, L, VEC), L);
         if (l == 0 && q < nq)
             gconv_impl_bww_final4(P, q * 4, v);
     }
@@ -505,32 +522,12 @@ static __device__ __forceinline__ void
 gconv_impl_bww_finalize128_body(const gconv_impl_bww_params *P, const int VEC)
 {
     __shared__ float4 part[8];
-    const float4 *w = (const float4 *)P->ws;
     const int64_t nq = P->total / 4;
     const int tid = (int)threadIdx.x, l = tid & 127, qi = tid >> 7, warp = tid >> 5;
     int64_t qb;
     for (qb = (int64_t)blockIdx.x * 2; qb < nq; qb += (int64_t)gridDim.x * 2) {
         const int64_t q = qb + qi;
-        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        int s, d;
-#pragma unroll 2
-        for (s = q < nq ? l : P->splits; s < P->splits; s += 128) {
-            float4 x;
-            if (VEC) {
-                x = w[(int64_t)s * nq + q];
-            } else {
-                const float *f = P->ws + ((int64_t)s * nq + q) * 4;
-                x = make_float4(f[0], f[1], f[2], f[3]);
-            }
-            v.x += x.x, v.y += x.y, v.z += x.z, v.w += x.w;
-        }
-#pragma unroll
-        for (d = 16; d >= 1; d >>= 1) {
-            v.x += gconv_impl_bww_shfl_down(v.x, d, 32);
-            v.y += gconv_impl_bww_shfl_down(v.y, d, 32);
-            v.z += gconv_impl_bww_shfl_down(v.z, d, 32);
-            v.w += gconv_impl_bww_shfl_down(v.w, d, 32);
-        }
+        float4 v = gconv_impl_bww_shfl_tree(gconv_impl_bww_lane_sum(P, nq, q, l, 128, VEC), 32);
         if ((tid & 31) == 0)
             part[warp] = v;
         __syncthreads(); /* the four warp sums of each quad */
@@ -3389,7 +3386,8 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
             return gconv_impl_bww_launched(why, len);                                            \
         }                                                                                        \
         if ((P)->fl == 8) {                                                                      \
-            const int64_t qpb_ = (P)->fvl == 128 ? 2 : (P)->fvl == 32 ? 8 : 32; /* quads a block */ \
+            /* quads a block */                                                                  \
+            const int64_t qpb_ = (P)->fvl == 128 ? 2 : (P)->fvl == 32 ? 8 : 32;                  \
             const int64_t nb_ = ((P)->total / 4 + qpb_ - 1) / qpb_;                              \
             const dim3 g8_((unsigned)(nb_ < 8192 ? nb_ : 8192));                                 \
             const int a16_ = ((uintptr_t)(P)->ws & 15u) == 0;                                    \
