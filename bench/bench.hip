@@ -1347,7 +1347,8 @@ int main(int argc, char **argv)
 #endif
 #ifdef GCONV_IMPL_BWH_CL
     /* tuning knob: BENCH_BWH_CL_OFF=1 keeps backward weight's C = 32 BWH kernel off its
-     * cluster form (library-internal gconv_impl_bwh_cl_off) */
+     * cluster forms, 2 off its whole-chunk clusters (pairs only), 3 off its pairs
+     * (library-internal gconv_impl_bwh_cl_off) */
     if (getenv("BENCH_BWH_CL_OFF"))
         gconv_impl_bwh_cl_off = atoi(getenv("BENCH_BWH_CL_OFF"));
 #endif
