@@ -200,8 +200,8 @@ typedef struct gconv_impl_bww_params {
     int64_t chunk; /* reduction elements per split */
     int64_t total; /* G * K * Ncol: elements of d_wei */
     int splits, mode;
-    int fl;          /* finalize: lanes per element (1 or 32), or 8 (the vector form,
-                        gconv_impl_bww_finalize8_body) */
+    int fl;          /* finalize: lanes per element (1 or 32), or 8 (the vector forms,
+                        gconv_impl_bww_finalize8_body / _finalize128_body by fvl) */
     int fvl;         /* the vector form's lanes per quad: 8, 32 over 32 slabs, 128 over
                         GCONV_IMPL_BWW_FIN128_FROM */
     int mt, nt, ktc; /* GEMM: tiles along K and Ncol, k-tiles per split */
@@ -521,6 +521,7 @@ gconv_impl_bww_finalize8_body(const gconv_impl_bww_params *P, const int VEC, con
 static __device__ __forceinline__ void
 gconv_impl_bww_finalize128_body(const gconv_impl_bww_params *P, const int VEC)
 {
+    /* blocks of 256 threads (GCONV_IMPL_BWW_FINISH): two quads of four 32-lane warps */
     __shared__ float4 part[8];
     const int64_t nq = P->total / 4;
     const int tid = (int)threadIdx.x, l = tid & 127, qi = tid >> 7, warp = tid >> 5;
@@ -3100,6 +3101,9 @@ static inline int gconv_impl_bwh_cl_plan(gconv_impl_bwh_params *B, int *smem, co
     }
     B->stg = at, *smem = need;
     B->w.splits = (int)(bpc / GCONV_IMPL_BWH_CL);
+    /* the finalize's form for the halved slab count (slab mode stays: pairs write slabs) */
+    B->w.fl = 1, B->w.fvl = 8;
+    gconv_impl_bww_fin_vec(&B->w);
     return 1;
 #else
     (void)B, (void)smem, (void)k, (void)kw, (void)known, (void)yes;

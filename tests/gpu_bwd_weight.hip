@@ -530,7 +530,9 @@ Test(bwd_weight, determinism, .timeout = 60)
 /* That no BWH block of this test process fell back from the copy engine that its plan had (a
  * dynamic shared-memory base off 128 bytes: silent but for gconv_impl_bwh_tma_missed, which
  * sm_90a device code counts; a 16-byte static declaration once caused it on every C = 32
- * launch). Criterion runs each test in a process of its own, so the count is the test's. */
+ * launch). Criterion runs each test in a process of its own, so the count is the test's; the
+ * counter is static, one per translation unit, and this file's kernels are its own. Without
+ * sm_90a code nothing is counted and the check passes vacuously. */
 static void gt_bwh_tma_check(void)
 {
 #if defined(GCONV_PLATFORM_CUDA)
@@ -545,8 +547,10 @@ static void gt_bwh_tma_check(void)
  * quad, their sums added through shared memory): a BWH problem (C = K = 8, 28x28, 448 units)
  * pinned to 400 blocks, 100 slabs a chunk, fp16 and bf16, deterministic (repeated, bit for
  * bit) and fast, the three epilogues, the workspace 16-byte aligned (16-byte loads) and not
- * (the 4-byte-load kernel). The plan is asked that it takes the form, so the test cannot pass
- * on another finalize. */
+ * (the 4-byte-load kernel); and on every platform the direct depthwise kernel (5x5: not DWR)
+ * with a user split_k of 300 (over 128 slabs: a lane's loop runs twice), fp32 with G = 260 (an
+ * odd number of quads, 1625) and fp16 with G = 256, both modes. The plans are asked that they
+ * take the form, so the test cannot pass on another finalize. */
 Test(bwd_weight, fin128, .timeout = 120)
 {
     static const int types[2] = {GT_T_F16, GT_T_BF16};
@@ -580,6 +584,31 @@ Test(bwd_weight, fin128, .timeout = 120)
             gt_case(im, &p, &o, 0xF128u + (uint64_t)n++);
         }
     gconv_impl_bwh_blocks = 0;
+    for (t = 0; t < 2; t++)
+        for (j = 0; j < 2; j++) {
+            gconv_problem p;
+            gconv_impl_bww_params P;
+            gt_opts o;
+            const gt_bww_impl *im = &gt_impls[t ? GT_T_F16 : GT_T_F32][0];
+            const int G = t ? 256 : 260;
+            int path;
+            memset(&o, 0, sizeof o);
+            gconv_problem_2d(&p, G, 4, 1, 1, 96, 96, 5, 5, 1, 1, 2, 2, 1, 1);
+            gt_set_layouts(&p, im);
+            o.split_k = 300, o.det = j, o.epi = (t + j) % GT_EPI_COUNT;
+            o.init = GT_INIT_DECIMAL, o.repeats = o.det;
+            o.algo = GCONV_BWD_WEIGHT_ALGO_DIRECT;
+            gconv_impl_bww_fill(&p, im->t, im->tout, &P);
+            P.in = P.dout = (const void *)(uintptr_t)4096;
+            path = gconv_impl_bww_path_algo(&p, im->t, P.in, P.dout, o.algo);
+            cr_assert(path == GCONV_IMPL_BWW_PATH_DW, "G %d: path %d, not the depthwise kernel",
+                      G, path);
+            gconv_impl_bww_plan(&P, path, 0, 0, 0, o.split_k, o.det);
+            cr_assert(P.splits > 128 && P.fl == 8 && P.fvl == 128,
+                      "G %d: %d slabs, finalize form %d / %d lanes, not 128 lanes over more than "
+                      "128 slabs", G, P.splits, P.fl, P.fvl);
+            gt_case(im, &p, &o, 0xF128u + (uint64_t)n++);
+        }
 }
 
 /* The BWH kernel's persistent grid: more units than resident blocks, so block ranges cross
