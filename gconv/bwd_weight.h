@@ -432,17 +432,6 @@ gconv_impl_bww_finalize4_body(const gconv_impl_bww_params *P)
     }
 }
 
-/* The finalize kernel's many-slab vector form (fl = 8, chosen by plans with many slabs over few
- * elements: BWN's, BWH's, DWR's): L = P->fvl lanes (8, or 32 from 32 slabs) per four
- * consecutive elements, lane l summing slabs l, l + L, ... in order with 16-byte loads, then
- * the L lane sums added by a fixed shuffle tree, so the result is the same bits on every run.
- * 32 lanes keep a lane's loads to one round of the unrolled loop where 8 needed three (66
- * slabs: ResNeXt 128@56's; bench/NOTES.md, session 32). (The one-element form walks the slabs
- * one dependent load at a time, and its 32-lane form sums the lanes serially: 7.7 and 38 us for
- * 26 slabs of 83 K elements on an H100 under ncu.) Needs whole quads. VEC and L are literals
- * (a kernel each: L from P->fvl at run time cost the 8-lane plans 0.3 us). VEC 1: 16-byte
- * loads; 0 (a workspace that is not 16-byte aligned): the same sums in the same order from
- * 4-byte loads (a run-time test in the loop cost the aligned form 2-4 % on the K = 36 heads). */
 static __device__ __forceinline__ float gconv_impl_bww_shfl_down(float v, int d, int w)
 {
 #if defined(GCONV_PLATFORM_CUDA)
@@ -490,6 +479,17 @@ static __device__ __forceinline__ float4 gconv_impl_bww_shfl_tree(float4 v, cons
     return v;
 }
 
+/* The finalize kernel's many-slab vector form (fl = 8, chosen by plans with many slabs over few
+ * elements: BWN's, BWH's, DWR's): L = P->fvl lanes (8, or 32 from 32 slabs; 128: below) per four
+ * consecutive elements, lane l summing slabs l, l + L, ... in order with 16-byte loads, then
+ * the L lane sums added by a fixed shuffle tree, so the result is the same bits on every run.
+ * 32 lanes keep a lane's loads to one round of the unrolled loop where 8 needed three (66
+ * slabs: ResNeXt 128@56's; bench/NOTES.md, session 32). (The one-element form walks the slabs
+ * one dependent load at a time, and its 32-lane form sums the lanes serially: 7.7 and 38 us for
+ * 26 slabs of 83 K elements on an H100 under ncu.) Needs whole quads. VEC and L are literals
+ * (a kernel each: L from P->fvl at run time cost the 8-lane plans 0.3 us). VEC 1: 16-byte
+ * loads; 0 (a workspace that is not 16-byte aligned): the same sums in the same order from
+ * 4-byte loads (a run-time test in the loop cost the aligned form 2-4 % on the K = 36 heads). */
 static __device__ __forceinline__ void
 gconv_impl_bww_finalize8_body(const gconv_impl_bww_params *P, const int VEC, const int L)
 {
@@ -514,10 +514,11 @@ gconv_impl_bww_finalize8_body(const gconv_impl_bww_params *P, const int VEC, con
 /* The same over 128 lanes a quad (P->fvl 128, from GCONV_IMPL_BWW_FIN128_FROM slabs): four
  * warps a quad, two quads a 256-thread block, lane l summing slabs l, l + 128, ...
  * in order, each warp's lanes added by the shuffle tree, then the four warp sums in warp order
- * through shared memory (the same bits on every run). A lane then has one or two loads in
- * flight where the 32-lane form's had four or more: ResNeXt 128@56's 132 slabs a chunk were a
- * latency-bound 4.9 us for 4.9 MB under ncu (H200, bench/NOTES.md session 36). Every thread of
- * the block runs the same rounds (the barriers). */
+ * through shared memory (the same bits on every run). A lane has one or two loads where the
+ * 32-lane form's had four or more. H200 (bench/NOTES.md session 36): DWR's many-slab plans
+ * gained (MobileNetV2 96@112 s2 57.5 -> 55.4 us); ResNeXt 128@56's finalize (132 slabs,
+ * 4.9 MB) only went 5.0 -> 4.7 us, so it is not bound by a lane's loads; from 48 slabs 256@28
+ * lost 1.7 us. Every thread of the block runs the same rounds (the barriers). */
 static __device__ __forceinline__ void
 gconv_impl_bww_finalize128_body(const gconv_impl_bww_params *P, const int VEC)
 {
@@ -2443,7 +2444,6 @@ static __device__ __forceinline__ void gconv_impl_bwh_body(const gconv_impl_bwh_
         chunk = nchunk, n = nn, band = nband;
     }
     gconv_impl_igemm_cp_wait(0); /* only empty groups remain; none may outlive the block */
-    (void)WH;
 #else
     (void)P, (void)dt, (void)NT, (void)S, (void)MTW, (void)WH;
 #endif
@@ -2626,7 +2626,8 @@ static inline int gconv_impl_bww_splits(int user, int64_t base_blocks, int64_t u
 }
 
 /* The finalize's vector form for a slab plan over 8 slabs (whole quads only): 8 lanes a quad,
- * 32 from 32 slabs (gconv_impl_bww_finalize8_body). */
+ * 32 from 32 slabs (gconv_impl_bww_finalize8_body), 128 from GCONV_IMPL_BWW_FIN128_FROM
+ * (gconv_impl_bww_finalize128_body). */
 static inline void gconv_impl_bww_fin_vec(gconv_impl_bww_params *P)
 {
     if (P->mode == GCONV_IMPL_BWW_SLABS && P->splits > 8 && P->total % 4 == 0)
@@ -2644,11 +2645,11 @@ static inline void gconv_impl_bww_set_mode(gconv_impl_bww_params *P, int slabs)
                              : GCONV_IMPL_BWW_ATOMIC;
     P->fl = P->mode == GCONV_IMPL_BWW_SLABS && P->splits >= 32 ? 32 : 1;
     P->fvl = 8;
-    /* from 32 slabs, where d_wei is whole quads: the vector form's 32 lanes a quad rather than
-     * the one-element form's 32 lanes an element, summed serially (every such slab plan: DWR's
-     * depthwise ones, and DW / FEWC / GEMM / TC / BWS plans with 32 splits or more); fewer
-     * slabs keep the one-element or four-element forms here (BWH / BWN take the vector form
-     * from 9 slabs) */
+    /* from 32 slabs, where d_wei is whole quads: the vector form's 32 (or 128) lanes a quad
+     * rather than the one-element form's 32 lanes an element, summed serially (every such slab
+     * plan: DWR's depthwise ones, and DW / FEWC / GEMM / TC / BWS plans with 32 splits or
+     * more); fewer slabs keep the one-element or four-element forms here (BWH / BWN take the
+     * vector form from 9 slabs) */
     if (P->splits >= 32)
         gconv_impl_bww_fin_vec(P);
 }
@@ -2949,9 +2950,9 @@ static inline int gconv_impl_bwh_plan(const gconv_problem *p, const gconv_impl_b
      * atomics serialise; so the fast mode is deterministic here too */
     (void)det;
     gconv_impl_bww_set_mode(&B->w, 1);
-    /* over 8 slabs the finalize's vector form, as BWN's: 8 lanes a quad, 32 from 32 slabs (the
-     * one-element form walks the slabs one dependent load at a time; ResNeXt 512@14 has ~29
-     * slabs a chunk, 256@28 and 128@56 ~66) */
+    /* over 8 slabs the finalize's vector form, as BWN's: 8 lanes a quad, 32 from 32 slabs, 128
+     * from GCONV_IMPL_BWW_FIN128_FROM (the one-element form walks the slabs one dependent load
+     * at a time; ResNeXt 512@14 has ~29 slabs a chunk, 256@28 ~66, 128@56 ~132) */
     gconv_impl_bww_fin_vec(&B->w);
     return 1;
 #else
@@ -3051,7 +3052,8 @@ static inline int gconv_impl_bwh_cl_fits(const gconv_impl_bwh_params *B, const v
  *   would need 16 clusters of 7 or 8, and that H200 holds 15);
  * - else pairs: clusters of GCONV_IMPL_BWH_CL where that divides the chunk's blocks and the
  *   workspace is 16-byte aligned, a slab a pair (B->w.splits: the chunk's clusters).
- * Then sets B->stg, B->cl, *smem (and for whole chunks the blocks and mode) and returns 1. The
+ * Then sets B->stg, B->cl, *smem (for whole chunks also the blocks and mode, for pairs the
+ * finalize's form for their slabs) and returns 1. The
  * sums' order differs from the slab-a-block form's: deterministic runs repeat bit for bit on
  * one device and workspace alignment. */
 static inline int gconv_impl_bwh_cl_plan(gconv_impl_bwh_params *B, int *smem, const void *k,
@@ -3432,7 +3434,7 @@ static inline int gconv_impl_bww_fin4(const gconv_impl_bww_params *P)
     }
 
 /* Kernels shared by every instantiation kind: finalize (one element or four a thread, four
- * over 8 or 32 slab lanes, split-tail tiles). */
+ * over 8, 32 or 128 slab lanes, split-tail tiles). */
 #define GCONV_IMPL_BWW_FIN_KERNEL(name)                                                          \
     static __global__ void __launch_bounds__(256) name##_fin(gconv_impl_bww_params P)            \
     {                                                                                            \
