@@ -295,7 +295,7 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dw_out(
 {
     const int es = dt == GCONV_F32 ? 4 : 2;
     const int VEC = 4, VB = 4 * es;
-    const int64_t pix = (int64_t)pp->GC * es;
+    const int pix = pp->GC * es;
     char *op = din + (((int64_t)nd * pp->H + ih) * pp->W) * pix + (int64_t)c0 * es;
 #pragma unroll
     for (int j = 0; j < TW; j++) {
@@ -303,7 +303,15 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dw_out(
         if ((unsigned)iw < (unsigned)pp->W) {
             uint32_t o[4];
             float y[8];
-            if (mode == 1) {
+            if (mode == 1 && epi == gconv_impl_epilogue_apply) {
+                /* the built-in function's alpha and act, the act's kind tested once for the
+                 * vector (gconv_act_apply per value made two branches a value: 12 % of the
+                 * rolling form's instructions at MobileNetV2 96@112 s2, bench/NOTES.md) */
+#pragma unroll
+                for (int v = 0; v < VEC; v++)
+                    y[v] = e0->alpha * acc[j][v];
+                gconv_impl_act_n(e0->act, y, VEC);
+            } else if (mode == 1) {
 #pragma unroll
                 for (int v = 0; v < VEC; v++)
                     y[v] = epi(e0, (gconv_dtype)dt, acc[j][v], c0 + v, n, 0, d, ih, iw);
@@ -329,9 +337,7 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dw_out(
                             y[v] = fmaf(e->beta[i], gconv_impl_raw_elem(w, v, dt), y[v]);
                     }
                 }
-#pragma unroll
-                for (int v = 0; v < VEC; v++)
-                    y[v] = gconv_act_apply(e->act, y[v]);
+                gconv_impl_act_n(e->act, y, VEC);
             } else {
 #pragma unroll
                 for (int v = 0; v < VEC; v++)
@@ -364,6 +370,25 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dwr_row(
     } else {
 #pragma unroll
         for (int q = 0; q < NS; q++)
+            gconv_impl_zero_raw(r[q], 4 * es);
+    }
+}
+
+/* One d_out row's vectors for the rolling form: ok 0 (a row outside d_out) gives zeros; else
+ * vector q (q < NS) is at byte offset ro + q * pix from dout where bit q of cm is set (its
+ * column inside the row), zero elsewhere. The thread computes ro, pix and cm once and steps ro
+ * by a row (the per-row 64-bit index products of gconv_impl_bwdd_dwr_row were ~45 instructions
+ * a row there). */
+static __device__ __forceinline__ void gconv_impl_bwdd_dwr_rowo(uint32_t (*r)[4], const char *dout,
+                                                               const int64_t ro, const int pix,
+                                                               const unsigned cm, const int ok,
+                                                               const int NS, const int es)
+{
+#pragma unroll
+    for (int q = 0; q < NS; q++) {
+        if (ok && ((cm >> q) & 1u))
+            gconv_impl_ld_raw(r[q], dout + (ro + (int64_t)q * pix), 4 * es);
+        else
             gconv_impl_zero_raw(r[q], 4 * es);
     }
 }
@@ -529,8 +554,22 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dwr_body(
                     gconv_impl_put_elem(tp, i, gconv_impl_ld_elem(wei, (int64_t)c0 * 9 + i, dt),
                                         dt);
             }
-            gconv_impl_bwdd_dwr_row(ra, pp, dout, dt, NS, nd, m0 - 1, owb, c0);
-            gconv_impl_bwdd_dwr_row(rb, pp, dout, dt, NS, nd, m0, owb, c0);
+            /* d_out offsets: row m0 - 1's vector at column owb, a row's bytes, the columns
+             * inside the row (the same for every row) */
+            const int pix = pp->GC * es;
+            const int64_t orow = (int64_t)pp->Wo * pix;
+            int64_t ro = ((int64_t)nd * pp->Ho + (m0 - 1)) * orow + (int64_t)owb * pix +
+                         (int64_t)c0 * es;
+            unsigned cm = 0;
+#pragma unroll
+            for (int q = 0; q < NS; q++)
+                if ((unsigned)(owb + q) < (unsigned)pp->Wo)
+                    cm |= 1u << q;
+            gconv_impl_bwdd_dwr_rowo(ra, dout, ro, pix, cm, (unsigned)(m0 - 1) < (unsigned)pp->Ho,
+                                     NS, es);
+            ro += orow;
+            gconv_impl_bwdd_dwr_rowo(rb, dout, ro, pix, cm, (unsigned)m0 < (unsigned)pp->Ho, NS,
+                                     es);
 #pragma unroll
             for (int i = 0; i < RB / 2; i++) {
                 const int m = m0 + i;
@@ -539,7 +578,8 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dwr_body(
                 uint32_t dq0[GCONV_IMPL_BWDD_DW_TW_MAX][4], dq1[GCONV_IMPL_BWDD_DW_TW_MAX][4];
                 float acc[GCONV_IMPL_BWDD_DW_TW_MAX][4];
                 if (i + 1 < RB / 2)
-                    gconv_impl_bwdd_dwr_row(rc, pp, dout, dt, NS, nd, m + 1, owb, c0);
+                    gconv_impl_bwdd_dwr_rowo(rc, dout, ro + orow, pix, cm,
+                                             (unsigned)(m + 1) < (unsigned)pp->Ho, NS, es);
                 if (early) {
                     if ((unsigned)ih0 < (unsigned)pp->H)
                         gconv_impl_bwdd_dw_dq(pp, e, dt, TW, dq0, c0, n, d, ih0, u0);
@@ -569,7 +609,7 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dwr_body(
                 }
                 /* slide: row m becomes m - 1, row m + 1 becomes m (not after the last step,
                  * where rc was not loaded) */
-                if (i + 1 < RB / 2)
+                if (i + 1 < RB / 2) {
 #pragma unroll
                     for (int q = 0; q < NS; q++)
 #pragma unroll
@@ -577,6 +617,8 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dwr_body(
                             ra[q][w] = rb[q][w];
                             rb[q][w] = rc[q][w];
                         }
+                    ro += orow;
+                }
             }
         }
     }
