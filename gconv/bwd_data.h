@@ -283,20 +283,20 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dw_dq(
     }
 }
 
-/* Epilogue and store of one row piece of the DWB kernels: input row ih, columns iw = u0 + j -
- * pw for j < TW (those inside the row), channels c0 .. c0 + 3 from acc[j][v]. mode: 1 plain
+/* Epilogue and store of one row piece of the DWB kernels: input row ih (op: its pixel 0's
+ * channel c0 in d_in), columns iw = u0 + j - pw for j < TW (those inside the row), channels
+ * c0 .. c0 + 3 from acc[j][v]. mode: 1 plain
  * (e0: e without D tensors), 2 built-in epilogue with 16-byte D vectors (early: the first D's
  * vectors are in dq already), 0 EPI_FN per element. */
 static __device__ __forceinline__ void gconv_impl_bwdd_dw_out(
-    const gconv_impl_bwdd_dw_params *pp, char *din, const gconv_epilogue *e,
+    const gconv_impl_bwdd_dw_params *pp, char *op, const gconv_epilogue *e,
     const gconv_epilogue *e0, gconv_impl_epi_fn epi, const int dt, const int mode, const int TW,
     float (*acc)[4], const uint32_t (*dq)[4], const int early, const int c0, const int n,
-    const int d, const int nd, const int ih, const int u0)
+    const int d, const int ih, const int u0)
 {
     const int es = dt == GCONV_F32 ? 4 : 2;
     const int VEC = 4, VB = 4 * es;
     const int pix = pp->GC * es;
-    char *op = din + (((int64_t)nd * pp->H + ih) * pp->W) * pix + (int64_t)c0 * es;
 #pragma unroll
     for (int j = 0; j < TW; j++) {
         const int iw = u0 + j - pp->pw;
@@ -306,7 +306,8 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dw_out(
             if (mode == 1 && epi == gconv_impl_epilogue_apply) {
                 /* the built-in function's alpha and act, the act's kind tested once for the
                  * vector (gconv_act_apply per value made two branches a value: 12 % of the
-                 * rolling form's instructions at MobileNetV2 96@112 s2, bench/NOTES.md) */
+                 * rolling form's instructions at MobileNetV2 96@112 s2 were branches;
+                 * bench/NOTES.md) */
 #pragma unroll
                 for (int v = 0; v < VEC; v++)
                     y[v] = e0->alpha * acc[j][v];
@@ -349,7 +350,7 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dw_out(
     }
 }
 
-/* One d_out row's vectors for a DWB thread (both forms): columns ow = owb + q (q < NS),
+/* One d_out row's vectors for DWB's row form: columns ow = owb + q (q < NS),
  * channels c0 .. c0 + 3; zeros outside the row, or for a row outside d_out. */
 static __device__ __forceinline__ void gconv_impl_bwdd_dwr_row(
     uint32_t (*r)[4], const gconv_impl_bwdd_dw_params *pp, const char *dout, const int dt,
@@ -377,8 +378,8 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dwr_row(
 /* One d_out row's vectors for the rolling form: ok 0 (a row outside d_out) gives zeros; else
  * vector q (q < NS) is at byte offset ro + q * pix from dout where bit q of cm is set (its
  * column inside the row), zero elsewhere. The thread computes ro, pix and cm once and steps ro
- * by a row (the per-row 64-bit index products of gconv_impl_bwdd_dwr_row were ~45 instructions
- * a row there). */
+ * by a row (gconv_impl_bwdd_dwr_row's 64-bit index products per row and vector were ~45
+ * instructions a row at MobileNetV2 96@112 s2 fp16, sm_90a). */
 static __device__ __forceinline__ void gconv_impl_bwdd_dwr_rowo(uint32_t (*r)[4], const char *dout,
                                                                const int64_t ro, const int pix,
                                                                const unsigned cm, const int ok,
@@ -469,8 +470,11 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dw_body(
                         }
                 }
             }
-            gconv_impl_bwdd_dw_out(pp, din, e, &e0, epi, dt, mode, TW, acc, dq,
-                                   GCONV_IMPL_BWDD_DQ_EARLY, c0, n, d, nd, ih, u0);
+            gconv_impl_bwdd_dw_out(pp,
+                                   din + ((int64_t)nd * pp->H + ih) * pp->W * pp->GC * es +
+                                       (int64_t)c0 * es,
+                                   e, &e0, epi, dt, mode, TW, acc, dq, GCONV_IMPL_BWDD_DQ_EARLY,
+                                   c0, n, d, ih, u0);
         }
     }
 }
@@ -555,7 +559,8 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dwr_body(
                                         dt);
             }
             /* d_out offsets: row m0 - 1's vector at column owb, a row's bytes, the columns
-             * inside the row (the same for every row) */
+             * inside the row (the same for every row). After the first two loads ro is row m's
+             * offset at every step, and it moves with the slide below. */
             const int pix = pp->GC * es;
             const int64_t orow = (int64_t)pp->Wo * pix;
             int64_t ro = ((int64_t)nd * pp->Ho + (m0 - 1)) * orow + (int64_t)owb * pix +
@@ -565,6 +570,10 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dwr_body(
             for (int q = 0; q < NS; q++)
                 if ((unsigned)(owb + q) < (unsigned)pp->Wo)
                     cm |= 1u << q;
+            /* d_in offset of row u = 2 * m0 (ih = 2 * m0 - ph), pixel 0, channel c0; a row's
+             * bytes */
+            const int64_t irow = (int64_t)pp->W * pix;
+            int64_t oo = ((int64_t)nd * pp->H + (2 * m0 - pp->ph)) * irow + (int64_t)c0 * es;
             gconv_impl_bwdd_dwr_rowo(ra, dout, ro, pix, cm, (unsigned)(m0 - 1) < (unsigned)pp->Ho,
                                      NS, es);
             ro += orow;
@@ -594,8 +603,8 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dwr_body(
                             acc[j][v] = 0.0f;
                     gconv_impl_bwdd_dwr_fma(acc, rb, tp, 0, NS, TW, dt);
                     gconv_impl_bwdd_dwr_fma(acc, ra, tp, 2, NS, TW, dt);
-                    gconv_impl_bwdd_dw_out(pp, din, e, &e0, epi, dt, mode, TW, acc, dq0, early,
-                                           c0, n, d, nd, ih0, u0);
+                    gconv_impl_bwdd_dw_out(pp, din + oo, e, &e0, epi, dt, mode, TW, acc, dq0,
+                                           early, c0, n, d, ih0, u0);
                 }
                 if ((unsigned)ih1 < (unsigned)pp->H) {
 #pragma unroll
@@ -604,11 +613,11 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dwr_body(
                         for (int v = 0; v < VEC; v++)
                             acc[j][v] = 0.0f;
                     gconv_impl_bwdd_dwr_fma(acc, rb, tp, 1, NS, TW, dt);
-                    gconv_impl_bwdd_dw_out(pp, din, e, &e0, epi, dt, mode, TW, acc, dq1, early,
-                                           c0, n, d, nd, ih1, u0);
+                    gconv_impl_bwdd_dw_out(pp, din + (oo + irow), e, &e0, epi, dt, mode, TW, acc,
+                                           dq1, early, c0, n, d, ih1, u0);
                 }
-                /* slide: row m becomes m - 1, row m + 1 becomes m (not after the last step,
-                 * where rc was not loaded) */
+                /* slide: row m becomes m - 1, row m + 1 becomes m, and the offsets move a step
+                 * (not after the last step, where rc was not loaded) */
                 if (i + 1 < RB / 2) {
 #pragma unroll
                     for (int q = 0; q < NS; q++)
@@ -618,6 +627,7 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dwr_body(
                             rb[q][w] = rc[q][w];
                         }
                     ro += orow;
+                    oo += 2 * irow;
                 }
             }
         }
@@ -886,9 +896,11 @@ static inline int gconv_impl_bwdd_plan_dw(const gconv_problem *p, gconv_dtype t,
     const int vec = 4; /* channels per DWB thread */
     const int s = p->stride[1];
     int i, dvec = 1, tw;
-    (void)t;
     if (gconv_layout_family(gconv_in_layout(p)) != GCONV_NHWGC || p->C != 1 || p->K != 1 ||
         p->ndim < 2)
+        return 0;
+    /* the kernels keep a pixel's bytes (G elements) in 32 bits */
+    if ((long long)p->G * (long long)gconv_dtype_size(t) > INT_MAX)
         return 0;
     if (p->filter[0] != 1 || p->filter[1] != 3 || p->filter[2] != 3)
         return 0;

@@ -39,8 +39,10 @@ static inline GCONV_HD float gt_user_math(float acc, float alpha, float beta0, f
 static __device__ float gt_user_op(const gconv_epilogue *e, gconv_dtype t, float acc, int g, int n,
                                    int c, int d, int h, int w)
 {
-    float d0 = gconv_impl_dev_load(t, e->d[0].data,
-                                   gconv_act_offset(&e->d[0].strides, g, n, c, d, h, w));
+    float d0 = e->num_d > 0 ? gconv_impl_dev_load(t, e->d[0].data,
+                                                  gconv_act_offset(&e->d[0].strides, g, n, c, d,
+                                                                   h, w))
+                            : 0.0f;
     return gt_user_math(acc, e->alpha, e->beta[0], d0, g, n, c, d, h, w);
 }
 
@@ -109,11 +111,15 @@ enum {
     GT_EPI_CLAMP,     /* clamp(acc, -1.5, 1.25): gradient clipping */
     GT_EPI_BIAS_RELU, /* relu(acc + bias[g, c]) */
     GT_EPI_FOUR_D,    /* clamp(acc + bias + 0.5 R - 0.25 R(other layout) + 2 S[n, g, c]) */
+    GT_EPI_RELU,      /* relu(acc): an activation without D tensors */
+    GT_EPI_ADD1_CLAMP, /* clamp(acc + D): an activation with one D in the output's layout */
     GT_EPI_BUILTIN_COUNT,
-    GT_EPI_USER = GT_EPI_BUILTIN_COUNT
+    GT_EPI_USER = GT_EPI_BUILTIN_COUNT,
+    GT_EPI_USER0 /* the user op without D tensors */
 };
 static const char *const gt_epi_names[] = {"none", "scale", "add 1 D", "add 2 Ds", "scale+add",
-                                           "clamp", "bias+relu", "4 D tensors", "user op"};
+                                           "clamp", "bias+relu", "4 D tensors", "relu",
+                                           "add 1 D + clamp", "user op", "user op, no D"};
 
 enum { GT_D_BIAS = 0, GT_D_FULL, GT_D_OTHER, GT_D_NC };
 
@@ -152,7 +158,12 @@ static gt_epi_spec gt_epi_make(int kind)
         s.dkind[3] = GT_D_NC, s.beta[3] = 2.0f;
         s.act = gconv_clamp(-2.0f, 2.5f);
         break;
+    case GT_EPI_RELU: s.act = gconv_relu(); break;
+    case GT_EPI_ADD1_CLAMP:
+        s.num_d = 1, s.dkind[0] = GT_D_FULL, s.beta[0] = 1.0f, s.act = gconv_clamp(-1.0f, 1.5f);
+        break;
     case GT_EPI_USER: s.alpha = 1.5f, s.num_d = 1, s.dkind[0] = GT_D_FULL, s.beta[0] = -0.75f; break;
+    case GT_EPI_USER0: s.alpha = 1.5f; break;
     }
     return s;
 }
@@ -193,7 +204,9 @@ static int gt_case(const gt_impl *im, const gconv_problem *p, int epi_kind, int 
     size_t es = gconv_dtype_size(t);
     int64_t n_in = gconv_in_elems(p), n_wei = gconv_wei_elems(p), n_out = gconv_out_elems(p);
     gt_rng r = gt_rng_make(seed);
-    gt_epi_spec sp = gt_epi_make(im->user_op ? GT_EPI_USER : epi_kind);
+    const int sk = im->user_op ? (epi_kind == GT_EPI_USER0 ? GT_EPI_USER0 : GT_EPI_USER)
+                               : epi_kind;
+    gt_epi_spec sp = gt_epi_make(sk);
     gconv_epilogue epi_dev, epi_host;
     void *h_dout, *h_wei, *h_din, *h_d[GCONV_MAX_D] = {0}, *d_d[GCONV_MAX_D] = {0};
     float *ref, *ref_d[GCONV_MAX_D] = {0};
@@ -278,10 +291,13 @@ static int gt_case(const gt_impl *im, const gconv_problem *p, int epi_kind, int 
                         for (h = 0; h < p->in[1]; h++)
                             for (w = 0; w < p->in[2]; w++) {
                                 int64_t o = gconv_act_offset(&si, g, n, ch, d, h, w);
-                                int64_t od = gconv_act_offset(&epi_host.d[0].strides, g, n, ch,
-                                                              d, h, w);
-                                ref[o] = gt_user_math(ref[o], sp.alpha, sp.beta[0], ref_d[0][od],
-                                                      g, n, ch, d, h, w);
+                                const float d0 =
+                                    sp.num_d > 0
+                                        ? ref_d[0][gconv_act_offset(&epi_host.d[0].strides, g, n,
+                                                                    ch, d, h, w)]
+                                        : 0.0f;
+                                ref[o] = gt_user_math(ref[o], sp.alpha, sp.beta[0], d0, g, n, ch,
+                                                      d, h, w);
                             }
     } else {
         s = gconv_ref_bwd_data(p, t, h_dout, h_wei, ref, GCONV_F32, sp.null_epi ? NULL : &epi_host);
@@ -466,6 +482,9 @@ static const gt_fixed gt_fixed_problems[] = {
     {2, 32, 3, 1, 1, {1, 37, 29}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 2, 1}, {0, 1, 0}},
     {2, 8, 1, 1, 1, {1, 20, 6}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 1, 2}},
     {2, 16, 2, 1, 1, {1, 23, 13}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 3, 2}, {0, 2, 1}},
+    /* the rolling form in 3D (a trivial depth axis: 3 depths of 2 images folded into the
+     * batch) */
+    {3, 16, 2, 1, 1, {3, 13, 11}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 1, 2}, {0, 2, 1}},
     /* depthwise generic (5x5 dilated), 3D */
     {3, 8, 1, 1, 1, {5, 7, 6}, {3, 3, 3}, {2, 1, 2}, {1, 2, 1}, {1, 2, 0}, {0, 1, 1}},
     /* phase GEMM with vector gathers: stride 2 (4 phases), stride 1 */
@@ -540,6 +559,8 @@ Test(bwd_data, epi_scale_add, .timeout = 60) { gt_epi_test(GT_EPI_SCALE_ADD); }
 Test(bwd_data, epi_clamp, .timeout = 60) { gt_epi_test(GT_EPI_CLAMP); }
 Test(bwd_data, epi_bias_relu, .timeout = 60) { gt_epi_test(GT_EPI_BIAS_RELU); }
 Test(bwd_data, epi_four_d, .timeout = 60) { gt_epi_test(GT_EPI_FOUR_D); }
+Test(bwd_data, epi_relu, .timeout = 60) { gt_epi_test(GT_EPI_RELU); }
+Test(bwd_data, epi_add_clamp, .timeout = 60) { gt_epi_test(GT_EPI_ADD1_CLAMP); }
 
 /* Each configuration of the warp-specialised forward kernel pinned (gconv_impl_fwd_ws_pin,
  * 0 .. GCONV_IMPL_WS_COUNT - 1) on the fixed problems that take it: in-place weights (MN-major B) and the pre-pass's,
@@ -579,6 +600,7 @@ Test(bwd_data, epi_user_op, .timeout = 90)
         gt_fixed_problem(&gt_fixed_problems[j], &p);
         gconv_problem_set_layouts(&p, GCONV_NHWGC, GCONV_GKYXC);
         gt_run_case(&gt_user_f16, &p, GT_EPI_USER, GT_INIT_DECIMAL, 5 + j);
+        gt_run_case(&gt_user_f16, &p, GT_EPI_USER0, GT_INIT_DECIMAL, 7 + j);
         gconv_problem_set_layouts(&p, GCONV_NGCHW, GCONV_GKCYX);
         gt_run_case(&gt_user_f32, &p, GT_EPI_USER, GT_INIT_DECIMAL, 9 + j);
     }
