@@ -285,9 +285,9 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dw_dq(
 
 /* Epilogue and store of one row piece of the DWB kernels: input row ih (op: its pixel 0's
  * channel c0 in d_in), columns iw = u0 + j - pw for j < TW (those inside the row), channels
- * c0 .. c0 + 3 from acc[j][v]. mode: 1 plain
- * (e0: e without D tensors), 2 built-in epilogue with 16-byte D vectors (early: the first D's
- * vectors are in dq already), 0 EPI_FN per element. */
+ * c0 .. c0 + 3 from acc[j][v]. mode: 1 plain (e0: e without D tensors), 2 built-in epilogue
+ * with 16-byte D vectors (early: the first D's vectors are in dq already), 0 EPI_FN per
+ * element. */
 static __device__ __forceinline__ void gconv_impl_bwdd_dw_out(
     const gconv_impl_bwdd_dw_params *pp, char *op, const gconv_epilogue *e,
     const gconv_epilogue *e0, gconv_impl_epi_fn epi, const int dt, const int mode, const int TW,
