@@ -350,36 +350,23 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dw_out(
     }
 }
 
-/* One d_out row's vectors for DWB's row form: columns ow = owb + q (q < NS),
- * channels c0 .. c0 + 3; zeros outside the row, or for a row outside d_out. */
-static __device__ __forceinline__ void gconv_impl_bwdd_dwr_row(
-    uint32_t (*r)[4], const gconv_impl_bwdd_dw_params *pp, const char *dout, const int dt,
-    const int NS, const int nd, const int oh, const int owb, const int c0)
+/* Bit q (q < NS) set where d_out column owb + q is inside the row (Wo columns). */
+static __device__ __forceinline__ unsigned gconv_impl_bwdd_dwr_cols(const int owb, const int Wo,
+                                                                    const int NS)
 {
-    const int es = dt == GCONV_F32 ? 4 : 2;
-    const int64_t pix = (int64_t)pp->GC * es;
-    if ((unsigned)oh < (unsigned)pp->Ho) {
-        const char *rp = dout + (((int64_t)nd * pp->Ho + oh) * pp->Wo) * pix + (int64_t)c0 * es;
+    unsigned cm = 0;
 #pragma unroll
-        for (int q = 0; q < NS; q++) {
-            const int ow = owb + q;
-            if ((unsigned)ow < (unsigned)pp->Wo)
-                gconv_impl_ld_raw(r[q], rp + ow * pix, 4 * es);
-            else
-                gconv_impl_zero_raw(r[q], 4 * es);
-        }
-    } else {
-#pragma unroll
-        for (int q = 0; q < NS; q++)
-            gconv_impl_zero_raw(r[q], 4 * es);
-    }
+    for (int q = 0; q < NS; q++)
+        if ((unsigned)(owb + q) < (unsigned)Wo)
+            cm |= 1u << q;
+    return cm;
 }
 
 /* One d_out row's vectors for the rolling form: ok 0 (a row outside d_out) gives zeros; else
  * vector q (q < NS) is at byte offset ro + q * pix from dout where bit q of cm is set (its
  * column inside the row), zero elsewhere. The thread computes ro, pix and cm once and steps ro
- * by a row (gconv_impl_bwdd_dwr_row's 64-bit index products per row and vector were ~45
- * instructions a row at MobileNetV2 96@112 s2 fp16, sm_90a). */
+ * by a row (64-bit index products per row and vector were ~45 instructions a row at
+ * MobileNetV2 96@112 s2 fp16, sm_90a). */
 static __device__ __forceinline__ void gconv_impl_bwdd_dwr_rowo(uint32_t (*r)[4], const char *dout,
                                                                const int64_t ro, const int pix,
                                                                const unsigned cm, const int ok,
@@ -392,6 +379,21 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dwr_rowo(uint32_t (*r)[4]
         else
             gconv_impl_zero_raw(r[q], 4 * es);
     }
+}
+
+/* One d_out row's vectors for DWB's row form: row oh, columns ow = owb + q (q < NS), channels
+ * c0 .. c0 + 3; zeros outside the row, or for a row outside d_out (gconv_impl_bwdd_dwr_rowo
+ * with this row's offset and columns). */
+static __device__ __forceinline__ void gconv_impl_bwdd_dwr_row(
+    uint32_t (*r)[4], const gconv_impl_bwdd_dw_params *pp, const char *dout, const int dt,
+    const int NS, const int nd, const int oh, const int owb, const int c0)
+{
+    const int es = dt == GCONV_F32 ? 4 : 2;
+    const int pix = pp->GC * es;
+    const unsigned cm = gconv_impl_bwdd_dwr_cols(owb, pp->Wo, NS);
+    gconv_impl_bwdd_dwr_rowo(r, dout,
+                             (((int64_t)nd * pp->Ho + oh) * pp->Wo + owb) * pix + (int64_t)c0 * es,
+                             pix, cm, (unsigned)oh < (unsigned)pp->Ho, NS, es);
 }
 
 /* DWB's row form, stride 1 (stride 2 takes the rolling form below). One thread: channels
@@ -565,11 +567,7 @@ static __device__ __forceinline__ void gconv_impl_bwdd_dwr_body(
             const int64_t orow = (int64_t)pp->Wo * pix;
             int64_t ro = ((int64_t)nd * pp->Ho + (m0 - 1)) * orow + (int64_t)owb * pix +
                          (int64_t)c0 * es;
-            unsigned cm = 0;
-#pragma unroll
-            for (int q = 0; q < NS; q++)
-                if ((unsigned)(owb + q) < (unsigned)pp->Wo)
-                    cm |= 1u << q;
+            const unsigned cm = gconv_impl_bwdd_dwr_cols(owb, pp->Wo, NS);
             /* d_in offset of row u = 2 * m0 (ih = 2 * m0 - ph), pixel 0, channel c0; a row's
              * bytes */
             const int64_t irow = (int64_t)pp->W * pix;

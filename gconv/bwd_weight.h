@@ -2191,34 +2191,25 @@ static __device__ __forceinline__ void gconv_impl_bwh_emit_cluster(const gconv_i
         const int row = q / nq, j4 = q - row * nq; /* row: gg * K + k */
         const unsigned off = sa + (unsigned)((row * ld + j4 * 4) * 4);
         float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        if (WH) {
-            int b0q, b;
-            /* four blocks' loads issued before their adds (the blocks past cl: none) */
+        int b0q, b;
+        /* the cluster's blocks in rank order, four blocks' loads issued before their adds
+         * (blocks past cl: none; for pairs cl is the literal GCONV_IMPL_BWH_CL) */
 #pragma unroll
-            for (b0q = 0; b0q < GCONV_IMPL_BWH_CLMAX; b0q += 4) {
-                float4 u[4];
+        for (b0q = 0; b0q < GCONV_IMPL_BWH_CLMAX; b0q += 4) {
+            float4 u[4];
 #pragma unroll
-                for (b = 0; b < 4; b++)
-                    if (b0q + b < cl)
-                        gconv_impl_bwh_ld_peer(off, b0q + b, &u[b]);
+            for (b = 0; b < 4; b++)
+                if (b0q + b < cl)
+                    gconv_impl_bwh_ld_peer(off, b0q + b, &u[b]);
 #pragma unroll
-                for (b = 0; b < 4; b++)
-                    if (b0q + b < cl)
-                        v.x += u[b].x, v.y += u[b].y, v.z += u[b].z, v.w += u[b].w;
-            }
-            gconv_impl_bww_final4(&P->w, (row0 + row) * P->w.Ncol + j4 * 4, v);
-        } else {
-            /* pairs (the plan's only slab form: cl == GCONV_IMPL_BWH_CL) */
-            float4 u[GCONV_IMPL_BWH_CL];
-            int b;
-#pragma unroll
-            for (b = 0; b < GCONV_IMPL_BWH_CL; b++)
-                gconv_impl_bwh_ld_peer(off, b, &u[b]);
-#pragma unroll
-            for (b = 0; b < GCONV_IMPL_BWH_CL; b++)
-                v.x += u[b].x, v.y += u[b].y, v.z += u[b].z, v.w += u[b].w;
-            *(float4 *)(ws + (int64_t)row * P->w.Ncol + j4 * 4) = v;
+            for (b = 0; b < 4; b++)
+                if (b0q + b < cl)
+                    v.x += u[b].x, v.y += u[b].y, v.z += u[b].z, v.w += u[b].w;
         }
+        if (WH)
+            gconv_impl_bww_final4(&P->w, (row0 + row) * P->w.Ncol + j4 * 4, v);
+        else /* pairs (the plan's only slab form) */
+            *(float4 *)(ws + (int64_t)row * P->w.Ncol + j4 * 4) = v;
     }
     gconv_impl_cluster_sync(); /* the other blocks are done reading this block's tiles */
 }
@@ -3014,12 +3005,14 @@ static inline cudaLaunchConfig_t gconv_impl_bwh_cl_config(const gconv_impl_bwh_p
 static inline int gconv_impl_bwh_cl_fits(const gconv_impl_bwh_params *B, const void *k, int smem,
                                          int dev, int64_t clusters, int whole)
 {
-    static int known_dev[2][GCONV_IMPL_BWH_CLMAX + 1], known_need[2][GCONV_IMPL_BWH_CLMAX + 1],
-        known_thr[2][GCONV_IMPL_BWH_CLMAX + 1], known_n[2][GCONV_IMPL_BWH_CLMAX + 1];
-    static const void *known_k[2][GCONV_IMPL_BWH_CLMAX + 1];
+    /* the last answer for (whole, cluster size): kernel, device, shared memory, threads, n */
+    static struct {
+        const void *k;
+        int dev, smem, thr, n;
+    } known[2][GCONV_IMPL_BWH_CLMAX + 1];
     const int i = B->cl, w = whole ? 1 : 0;
-    if (known_k[w][i] != k || known_dev[w][i] != dev || known_need[w][i] != smem ||
-        known_thr[w][i] != B->threads) {
+    if (known[w][i].k != k || known[w][i].dev != dev || known[w][i].smem != smem ||
+        known[w][i].thr != B->threads) {
         cudaLaunchAttribute a;
         const cudaLaunchConfig_t c = gconv_impl_bwh_cl_config(B, smem, 0, &a);
         int n = 0;
@@ -3027,10 +3020,10 @@ static inline int gconv_impl_bwh_cl_fits(const gconv_impl_bwh_params *B, const v
             (void)cudaGetLastError(); /* the query's own error, not a launch's */
             return 0;
         }
-        known_dev[w][i] = dev, known_k[w][i] = k, known_need[w][i] = smem;
-        known_thr[w][i] = B->threads, known_n[w][i] = n;
+        known[w][i].k = k, known[w][i].dev = dev, known[w][i].smem = smem;
+        known[w][i].thr = B->threads, known[w][i].n = n;
     }
-    return known_n[w][i] >= clusters;
+    return known[w][i].n >= clusters;
 }
 #endif
 

@@ -662,20 +662,20 @@ Test(bwd_weight, bwh_persistent, .timeout = 180)
 }
 
 /* The C = 32 BWH kernel's cluster form (gconv_impl_bwh_cl_plan): a chunk's blocks in thread-block
- * clusters that sum their tiles through distributed shared memory, either the whole chunk as
- * one cluster writing final values (the workspace unused, no finalize) or pairs of blocks
- * writing a slab a pair. ResNeXt 7x7 / 14x14-like problems, one with an odd G (a short last chunk), fp16
- * and bf16, the three epilogues, deterministic ones repeated (bit for bit), with a workspace
- * 16-byte aligned and not (pairs need it). Each problem runs with both forms allowed, with
- * pairs only, and with the form off (gconv_impl_bwh_cl_off 0 / 2 / 1). The plan is asked after
- * each case which form it took (the kernel's device code and the device's cluster occupancy
- * decide too); on a 132-SM Hopper part with the sm_90a code, problems 3, 5 and 6 (8 chunks of
- * 16 images: 8 clusters of 8; the three epilogues in each type) must take whole chunks, and at
- * least four cases pairs where whole chunks are off. Problem 4 (16 chunks of 16 images) takes
- * whole chunks of as many blocks as the part's GPCs hold 16 clusters of (6 on an H200 that
- * holds 15 of 7: 2 or 3 images a block), problem 0 (64 images a chunk) pairs (logged). Not
- * covered: whole chunks into strided (GKCYX) or unaligned d_wei (gconv_impl_bww_final4's
- * element path), which this file's NHWGC instantiations do not have. */
+ * clusters that sum their tiles through distributed shared memory, either the whole chunk as one
+ * cluster writing final values (the workspace unused, no finalize) or pairs of blocks writing a
+ * slab a pair. ResNeXt 7x7 / 14x14-like problems, one with an odd G (a short last chunk), fp16 and
+ * bf16, the three epilogues, deterministic ones repeated (bit for bit), with a workspace 16-byte
+ * aligned and not (pairs need it). Each problem runs with both forms allowed, with pairs only, and
+ * with the form off (gconv_impl_bwh_cl_off 0 / 2 / 1). The plan is asked after each case which
+ * form it took (the kernel's device code and the device's cluster occupancy decide too); on a
+ * 132-SM Hopper part with the sm_90a code, problems 3, 5 and 6 (8 chunks of 16 images: 8 clusters
+ * of 8; the three epilogues in each type) must take whole chunks, and at least four cases pairs
+ * where whole chunks are off. Problem 4 (16 chunks of 16 images) takes whole chunks of as many
+ * blocks as the part's GPCs hold 16 clusters of (6 on an H200 that holds 15 of 7: 2 or 3 images a
+ * block), problem 0 (64 images a chunk) pairs (logged). Not covered: whole chunks into strided
+ * (GKCYX) or unaligned d_wei (gconv_impl_bww_final4's element path), which this file's NHWGC
+ * instantiations do not have. */
 Test(bwd_weight, bwh_cluster, .timeout = 240)
 {
     /* 5 and 6: problem 3 again, for the other epilogues in each type */
